@@ -1,0 +1,76 @@
+package dev.ratelimiter.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Finds a {@code redis-server} executable: the one on {@code PATH} if there is one, otherwise the binary
+ * shipped inside the {@code com.github.codemonstur:embedded-redis} jar, extracted once per JVM.
+ */
+final class RedisBinary {
+
+    private static Path extracted;
+
+    private RedisBinary() {
+    }
+
+    static Optional<Path> onPath() {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String directory : path.split(File.pathSeparator)) {
+            Path candidate = Path.of(directory, "redis-server");
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The embedded-redis binary for this OS and architecture, extracted to a temporary file. */
+    static synchronized Path embedded() {
+        if (extracted != null) {
+            return extracted;
+        }
+        String resource = embeddedResourceName();
+        try (InputStream binary = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
+            if (binary == null) {
+                throw new IllegalStateException("embedded-redis has no binary named " + resource
+                        + "; install redis-server (e.g. apt-get install -y redis-server)");
+            }
+            Path file = Files.createTempFile("redis-server-", "");
+            Files.copy(binary, file, StandardCopyOption.REPLACE_EXISTING);
+            if (!file.toFile().setExecutable(true)) {
+                throw new IllegalStateException("cannot make " + file + " executable");
+            }
+            file.toFile().deleteOnExit();
+            extracted = file;
+            return file;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot extract the embedded Redis binary " + resource, ex);
+        }
+    }
+
+    private static String embeddedResourceName() {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+        boolean arm = arch.contains("aarch64") || arch.contains("arm64");
+        if (os.contains("linux")) {
+            return arm ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
+        }
+        if (os.contains("mac")) {
+            return arm ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64";
+        }
+        throw new IllegalStateException("no embedded Redis binary for " + os + "/" + arch
+                + "; install redis-server or run with a Docker engine");
+    }
+}

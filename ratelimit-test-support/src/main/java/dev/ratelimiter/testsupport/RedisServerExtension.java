@@ -1,0 +1,60 @@
+package dev.ratelimiter.testsupport;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * JUnit 5 extension giving a test class its own real Redis server, started before the first test and
+ * stopped after the last. Register it on a static field:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final RedisServerExtension redis = new RedisServerExtension();
+ * }</pre>
+ *
+ * The server starts in {@code beforeAll}, or earlier on first use of any accessor, so a
+ * {@code @DynamicPropertySource} method may read {@link #url()} whenever Spring asks for it.
+ */
+public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback {
+
+    private RedisServer server;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        server();
+    }
+
+    @Override
+    public synchronized void afterAll(ExtensionContext context) {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+
+    /** The running server, started on first use. */
+    public synchronized RedisServer server() {
+        if (server == null) {
+            server = RedisServers.start();
+        }
+        return server;
+    }
+
+    public String host() {
+        return server().host();
+    }
+
+    public int port() {
+        return server().port();
+    }
+
+    public String url() {
+        return server().url();
+    }
+
+    /** Sends one command to the server and returns the raw reply; see {@link RedisServer#command}. */
+    public String command(String... arguments) {
+        return server().command(arguments);
+    }
+}
