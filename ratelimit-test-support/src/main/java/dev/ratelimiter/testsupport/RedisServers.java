@@ -1,5 +1,7 @@
 package dev.ratelimiter.testsupport;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -54,6 +56,14 @@ public final class RedisServers {
 
     private static synchronized boolean isDockerAvailable() {
         if (dockerAvailable == null) {
+            String home = System.getProperty("user.home");
+            if (System.getenv("DOCKER_HOST") == null && !Files.exists(Path.of("/var/run/docker.sock"))
+                    && !Files.exists(Path.of(home, ".docker", "run", "docker.sock"))
+                    && !Files.exists(Path.of(home, ".testcontainers.properties"))) {
+                // No engine anywhere Testcontainers would look first: skip its probing and its error log.
+                dockerAvailable = false;
+                return false;
+            }
             try {
                 dockerAvailable = DockerClientFactory.instance().isDockerAvailable();
             }

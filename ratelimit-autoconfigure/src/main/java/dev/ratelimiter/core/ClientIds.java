@@ -1,0 +1,35 @@
+package dev.ratelimiter.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
+
+/**
+ * Turns a raw client identity (an API key as sent) into a fixed-length, charset-safe id.
+ *
+ * <p>Hashing rather than escaping serves two ends: any header value, of any length and with any bytes,
+ * maps into {@code [A-Za-z0-9_-]{22}}, so it cannot break a key namespace or a Redis hash tag; and the
+ * API key itself is never written to the store, where anyone with read access could lift it. 128 bits
+ * of SHA-256 make an accidental collision between two real keys negligible.
+ */
+public final class ClientIds {
+
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("every JVM must provide SHA-256", ex);
+        }
+    });
+
+    private ClientIds() {
+    }
+
+    public static String of(String rawIdentity) {
+        byte[] digest = SHA_256.get().digest(rawIdentity.getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+    }
+}

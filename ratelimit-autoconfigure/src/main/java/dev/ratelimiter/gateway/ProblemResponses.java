@@ -1,0 +1,79 @@
+package dev.ratelimiter.gateway;
+
+import java.nio.charset.StandardCharsets;
+
+import dev.ratelimiter.core.Decision;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Writes the limiter's own answers as RFC 9457 problem documents ({@code application/problem+json}),
+ * with a stable {@code error} code that clients can branch on.
+ */
+final class ProblemResponses {
+
+    static final MediaType PROBLEM_JSON = MediaType.valueOf("application/problem+json");
+
+    private ProblemResponses() {
+    }
+
+    /** 429 for a client over its limit; the rate-limit headers must already be on the response. */
+    static Mono<Void> rateLimited(ServerWebExchange exchange, Decision decision) {
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(decision);
+        String body = "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":" + quote("Rate limit '" + decision.limit().policy() + "' exceeded; retry after "
+                        + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".")
+                + ",\"error\":\"rate_limited\",\"retryAfter\":" + retryAfter
+                + ",\"policy\":" + quote(decision.limit().policy()) + "}";
+        return write(exchange, HttpStatus.TOO_MANY_REQUESTS, body);
+    }
+
+    /** The configured answer (401 by default) for a request that carries no API key. */
+    static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
+        if (status.value() == HttpStatus.UNAUTHORIZED.value()) {
+            exchange.getResponse().getHeaders().set("WWW-Authenticate", "ApiKey header=" + quote(headerName));
+        }
+        HttpStatus known = HttpStatus.resolve(status.value());
+        String title = known != null ? known.getReasonPhrase() : "Error";
+        String body = "{\"type\":\"about:blank\",\"title\":" + quote(title) + ",\"status\":" + status.value()
+                + ",\"detail\":" + quote("This API requires an API key in the " + headerName + " header.")
+                + ",\"error\":\"missing_api_key\"}";
+        return write(exchange, status, body);
+    }
+
+    private static Mono<Void> write(ServerWebExchange exchange, HttpStatusCode status, String body) {
+        ServerHttpResponse response = exchange.getResponse();
+        response.setStatusCode(status);
+        response.getHeaders().setContentType(PROBLEM_JSON);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().setContentLength(bytes.length);
+        DataBuffer buffer = response.bufferFactory().wrap(bytes);
+        return response.writeWith(Mono.just(buffer));
+    }
+
+    /** A JSON string literal. Only configuration-derived text reaches here, but it is escaped all the same. */
+    static String quote(String text) {
+        StringBuilder json = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format("\\u%04x", (int) c));
+                    }
+                    else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        return json.append('"').toString();
+    }
+}

@@ -1,0 +1,91 @@
+package dev.ratelimiter.testsupport;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * A real HTTP server standing in for the API behind the gateway. It answers every request with 200 and a
+ * small JSON body (after an optional delay) and counts what reached it, per path and per API key, so tests
+ * can assert what the upstream saw.
+ */
+public final class StubUpstream implements AutoCloseable {
+
+    private final DisposableServer server;
+    private final AtomicLong hits = new AtomicLong();
+    private final Map<String, AtomicLong> hitsByPath = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> hitsByApiKey = new ConcurrentHashMap<>();
+    private volatile Duration delay = Duration.ZERO;
+
+    private StubUpstream() {
+        this.server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle((request, response) -> {
+                    hits.incrementAndGet();
+                    hitsByPath.computeIfAbsent(request.path(), p -> new AtomicLong()).incrementAndGet();
+                    String apiKey = request.requestHeaders().get("X-API-Key");
+                    if (apiKey != null) {
+                        hitsByApiKey.computeIfAbsent(apiKey, k -> new AtomicLong()).incrementAndGet();
+                    }
+                    byte[] body = "{\"upstream\":\"stub\"}".getBytes(StandardCharsets.UTF_8);
+                    Duration wait = delay;
+                    Mono<Void> answer = response.header("Content-Type", "application/json")
+                            .sendByteArray(Mono.just(body)).then();
+                    return wait.isZero() ? answer : Mono.delay(wait).then(answer);
+                })
+                .bindNow(Duration.ofSeconds(10));
+    }
+
+    /** Starts a stub on a free loopback port. */
+    public static StubUpstream start() {
+        return new StubUpstream();
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    /** Base URI to route to, e.g. {@code http://127.0.0.1:40123}. */
+    public String uri() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** Requests that reached the upstream since start or {@link #reset()}. */
+    public long hits() {
+        return hits.get();
+    }
+
+    public long hits(String path) {
+        AtomicLong count = hitsByPath.get(path);
+        return count == null ? 0 : count.get();
+    }
+
+    public long hitsForApiKey(String apiKey) {
+        AtomicLong count = hitsByApiKey.get(apiKey);
+        return count == null ? 0 : count.get();
+    }
+
+    /** Makes every later answer wait this long (a slow upstream). */
+    public void delay(Duration delay) {
+        this.delay = delay;
+    }
+
+    public void reset() {
+        hits.set(0);
+        hitsByPath.clear();
+        hitsByApiKey.clear();
+        delay = Duration.ZERO;
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow(Duration.ofSeconds(5));
+    }
+}
