@@ -35,14 +35,8 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LocalTokenBucketStore localTokenBucketStore(RateLimitProperties properties) {
+    RateLimitStore rateLimitStore(RateLimitProperties properties) {
         return new LocalTokenBucketStore(properties.getStore().getLocalMaxKeys());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    RateLimitStore rateLimitStore(LocalTokenBucketStore local) {
-        return local;
     }
 
     @Bean

@@ -53,8 +53,9 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(ReactiveRedisConnectionFactory.class)
     RateLimitStore rateLimitStore(RateLimitProperties properties, ReactiveRedisConnectionFactory connectionFactory,
-            RedisScript<List<Long>> rateLimitTokenBucketScript, RedisKeys keys, LocalTokenBucketStore local) {
+            RedisScript<List<Long>> rateLimitTokenBucketScript, RedisKeys keys) {
         RateLimitProperties.Store store = properties.getStore();
+        LocalTokenBucketStore local = new LocalTokenBucketStore(store.getLocalMaxKeys());
         if (store.getType() == RateLimitProperties.StoreType.AUTO
                 && !RedisProbe.answers(connectionFactory, store.getStartupProbeTimeout())) {
             logger.warn("Redis is not reachable ({}); rate limits are kept in this instance's memory only. "

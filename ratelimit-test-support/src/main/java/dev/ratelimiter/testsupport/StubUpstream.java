@@ -29,7 +29,7 @@ public final class StubUpstream implements AutoCloseable {
                 .port(0)
                 .handle((request, response) -> {
                     hits.incrementAndGet();
-                    hitsByPath.computeIfAbsent(request.path(), p -> new AtomicLong()).incrementAndGet();
+                    hitsByPath.computeIfAbsent(request.fullPath(), p -> new AtomicLong()).incrementAndGet();
                     String apiKey = request.requestHeaders().get("X-API-Key");
                     if (apiKey != null) {
                         hitsByApiKey.computeIfAbsent(apiKey, k -> new AtomicLong()).incrementAndGet();

@@ -1,0 +1,99 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.LimitPlan;
+import dev.ratelimiter.core.LocalTokenBucketStore;
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RateLimitStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+    @Test
+    void withoutLimitsEverythingStartsAndNothingIsLimited() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(RateLimitEvaluator.class);
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalTokenBucketStore.class);
+            assertThat(context.getBean(LimitPlan.class).limitFor("default", "default")).isEmpty();
+        });
+    }
+
+    @Test
+    void limitsFromPropertiesBecomeThePlan() {
+        runner.withPropertyValues("ratelimit.default-tier=free",
+                "ratelimit.tiers.free.limits.default.capacity=10",
+                "ratelimit.tiers.free.limits.default.refill-tokens=5",
+                "ratelimit.tiers.pro.api-keys=acme,globex",
+                "ratelimit.tiers.pro.limits.default.capacity=1000",
+                "ratelimit.tiers.pro.limits.default.refill-tokens=1000",
+                "ratelimit.tiers.pro.limits.default.refill-period=1m")
+                .run(context -> {
+                    LimitPlan plan = context.getBean(LimitPlan.class);
+                    assertThat(plan.tierOf("globex")).isEqualTo("pro");
+                    assertThat(plan.tierOf("nobody")).isEqualTo("free");
+                    assertThat(plan.limitFor("pro", "default")).hasValueSatisfying(limit -> {
+                        assertThat(limit.capacity()).isEqualTo(1000);
+                        assertThat(limit.tokensPerSecond()).isCloseTo(16.667, org.assertj.core.data.Offset.offset(0.001));
+                    });
+                });
+    }
+
+    @Test
+    void aUserStoreMakesOursBackOff() {
+        runner.withUserConfiguration(UserStore.class).run(context -> {
+            assertThat(context).hasSingleBean(RateLimitStore.class);
+            assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean("myStore"));
+        });
+    }
+
+    @Test
+    void switchedOffThereIsNoLimiter() {
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(RateLimitEvaluator.class);
+            assertThat(context).doesNotHaveBean(RateLimitStore.class);
+        });
+    }
+
+    @Test
+    void aBadLimitFailsStartupWithASentenceNamingTheSetting() {
+        runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=0",
+                "ratelimit.tiers.free.limits.default.refill-tokens=5").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new InvalidLimitFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).isEqualTo("The rate limit configuration is invalid: "
+                            + "ratelimit.tiers.free.limits.default.capacity must be at least 1 (the largest burst a "
+                            + "client may send), but was 0.");
+                    assertThat(analysis.getAction()).startsWith("Correct ratelimit.tiers.free.limits.default.capacity");
+                });
+    }
+
+    @Test
+    void anUnknownDefaultTierFailsStartup() {
+        runner.withPropertyValues("ratelimit.default-tier=gold", "ratelimit.tiers.free.limits.default.capacity=1",
+                "ratelimit.tiers.free.limits.default.refill-tokens=1").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("ratelimit.default-tier is 'gold'");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserStore {
+
+        @Bean
+        RateLimitStore myStore() {
+            return (key, limit, cost) -> Mono.empty();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Clock;
+
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.gateway.MissingApiKeyPolicy;
+import dev.ratelimiter.gateway.RateLimitFilter;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatusCode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitGatewayAutoConfigurationTest {
+
+    private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+                    RateLimitGatewayAutoConfiguration.class));
+
+    @Test
+    void aReactiveGatewayGetsTheFilterOrderedBeforeRouting() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(RateLimitFilter.class);
+            assertThat(context.getBean(RateLimitFilter.class).getOrder()).isEqualTo(-100);
+        });
+    }
+
+    @Test
+    void filterOrderIsConfigurable() {
+        runner.withPropertyValues("ratelimit.filter-order=5")
+                .run(context -> assertThat(context.getBean(RateLimitFilter.class).getOrder()).isEqualTo(5));
+    }
+
+    @Test
+    void aUserFilterMakesOursBackOff() {
+        runner.withUserConfiguration(UserFilter.class).run(context -> {
+            assertThat(context).hasSingleBean(RateLimitFilter.class);
+            assertThat(context.getBean(RateLimitFilter.class).getOrder()).isEqualTo(42);
+        });
+    }
+
+    @Test
+    void switchedOffThereIsNoFilter() {
+        runner.withPropertyValues("ratelimit.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(RateLimitFilter.class));
+    }
+
+    @Test
+    void withoutTheGatewayOnTheClasspathThereIsNoFilter() {
+        runner.withClassLoader(new FilteredClassLoader(GlobalFilter.class))
+                .run(context -> assertThat(context).doesNotHaveBean(RateLimitFilter.class));
+    }
+
+    @Test
+    void aServletApplicationGetsNoFilter() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+                        RateLimitGatewayAutoConfiguration.class))
+                .run(context -> assertThat(context).doesNotHaveBean(RateLimitFilter.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserFilter {
+
+        @Bean
+        RateLimitFilter myFilter(RateLimitEvaluator evaluator) {
+            return new RateLimitFilter(evaluator, new MissingApiKeyPolicy("X-Key", false, HttpStatusCode.valueOf(401)),
+                    Clock.systemUTC(), 42);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.ratelimiter.gateway;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Sends one HTTP/1.1 request as raw bytes and returns the status code: the only way to put control
+ * characters or raw non-ASCII bytes into a header, which well-behaved HTTP clients refuse to send.
+ */
+final class RawHttp {
+
+    private RawHttp() {
+    }
+
+    static int get(int port, String path, String headerName, byte[] headerValue) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            socket.setSoTimeout(5_000);
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headerName + ": ")
+                    .getBytes(StandardCharsets.US_ASCII));
+            request.write(headerValue);
+            request.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toByteArray());
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder statusLine = new StringBuilder();
+            int c;
+            while ((c = in.read()) != -1 && c != '\n') {
+                statusLine.append((char) c);
+            }
+            String[] parts = statusLine.toString().split(" ");
+            if (parts.length < 2) {
+                throw new IOException("no HTTP status line, got '" + statusLine + "'");
+            }
+            return Integer.parseInt(parts[1]);
+        }
+    }
+}
