@@ -235,7 +235,7 @@ public class RateLimitProperties {
         private Duration timeout = Duration.ofMillis(5);
 
         /**
-         * Longest the start-up check waits for Redis when type is auto.
+         * Longest the start-up check waits for Redis: one decision that opens the connection and loads the script.
          */
         private Duration startupProbeTimeout = Duration.ofSeconds(2);
 

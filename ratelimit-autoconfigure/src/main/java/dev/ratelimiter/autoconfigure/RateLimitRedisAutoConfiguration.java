@@ -1,6 +1,5 @@
 package dev.ratelimiter.autoconfigure;
 
-import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimiter.core.LocalTokenBucketStore;
@@ -56,16 +55,18 @@ public final class RateLimitRedisAutoConfiguration {
             RedisScript<List<Long>> rateLimitTokenBucketScript, RedisKeys keys) {
         RateLimitProperties.Store store = properties.getStore();
         LocalTokenBucketStore local = new LocalTokenBucketStore(store.getLocalMaxKeys());
-        if (store.getType() == RateLimitProperties.StoreType.AUTO
-                && !RedisProbe.answers(connectionFactory, store.getStartupProbeTimeout())) {
-            logger.warn("Redis is not reachable ({}); rate limits are kept in this instance's memory only. "
-                    + "Start Redis and restart, or set ratelimit.store.type=redis to require it.",
-                    RedisProbe.describe(connectionFactory));
-            return local;
-        }
         ReactiveStringRedisTemplate redis = new ReactiveStringRedisTemplate(connectionFactory);
-        Duration timeout = store.getTimeout();
-        return new StoreWithLocalFallback(new RedisTokenBucketStore(redis, rateLimitTokenBucketScript, keys), local,
-                timeout);
+        RedisTokenBucketStore redisStore = new RedisTokenBucketStore(redis, rateLimitTokenBucketScript, keys);
+        if (!RedisWarmup.succeeds(redisStore, redis, keys, store.getStartupProbeTimeout())) {
+            if (store.getType() == RateLimitProperties.StoreType.AUTO) {
+                logger.warn("Redis is not reachable ({}); rate limits are kept in this instance's memory only. "
+                        + "Start Redis and restart, or set ratelimit.store.type=redis to require it.",
+                        RedisWarmup.describe(connectionFactory));
+                return local;
+            }
+            logger.warn("Redis is not reachable ({}) at start-up; deciding from this instance's memory until it "
+                    + "answers.", RedisWarmup.describe(connectionFactory));
+        }
+        return new StoreWithLocalFallback(redisStore, local, store.getTimeout());
     }
 }
