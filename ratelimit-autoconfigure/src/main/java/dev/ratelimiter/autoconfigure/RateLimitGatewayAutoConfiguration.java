@@ -3,8 +3,11 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.MissingApiKeyPolicy;
 import dev.ratelimiter.gateway.RateLimitFilter;
+import dev.ratelimiter.gateway.RequestIdentity;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,7 +22,7 @@ import org.springframework.http.HttpStatusCode;
 /**
  * The Spring Cloud Gateway global filter that rate-limits every routed request.
  */
-@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class })
 @ConditionalOnClass(GlobalFilter.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
@@ -29,11 +32,16 @@ public final class RateLimitGatewayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
-    RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties) {
+    RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
+            ObjectProvider<VerdictListener> listeners) {
         RateLimitProperties.ApiKey apiKey = properties.getApiKey();
-        MissingApiKeyPolicy missing = new MissingApiKeyPolicy(apiKey.getHeader(),
+        RateLimitProperties.Identity identity = properties.getIdentity();
+        MissingApiKeyPolicy missing = new MissingApiKeyPolicy(
                 apiKey.getWhenMissing() == RateLimitProperties.MissingKeyAction.REJECT,
                 HttpStatusCode.valueOf(apiKey.getMissingStatus()));
-        return new RateLimitFilter(evaluator, missing, Clock.systemUTC(), properties.getFilterOrder());
+        RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
+                identity.getTenantHeader(), identity.getTrustedProxyHops());
+        return new RateLimitFilter(evaluator, requestIdentity, missing, listeners.getIfAvailable(() -> VerdictListener.NONE),
+                Clock.systemUTC(), properties.getFilterOrder());
     }
 }

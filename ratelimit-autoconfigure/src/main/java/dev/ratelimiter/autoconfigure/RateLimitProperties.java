@@ -25,9 +25,21 @@ public class RateLimitProperties {
     private String defaultTier = "default";
 
     /**
-     * Tiers by name: the API keys that belong to each and its limits per route class.
+     * Tiers by name: the API keys that belong to each, whether the tier is enforced, and its limits per route class.
      */
     private Map<String, Tier> tiers = new LinkedHashMap<>();
+
+    /**
+     * Rules by id, beyond the tiers' per-route-class limits: quotas, per-endpoint, per-tenant and per-IP caps,
+     * customer overrides.
+     */
+    private Map<String, RuleProperties> rules = new LinkedHashMap<>();
+
+    /**
+     * Whether every request is allowed without consulting any rule. The last-resort switch for an incident; it can
+     * also be flipped at runtime through the ratelimitcontrol actuator endpoint.
+     */
+    private boolean killSwitch;
 
     /**
      * Order of the rate-limit global filter; the default runs it before the gateway's routing filters.
@@ -36,7 +48,11 @@ public class RateLimitProperties {
 
     private final ApiKey apiKey = new ApiKey();
 
+    private final Identity identity = new Identity();
+
     private final Store store = new Store();
+
+    private final RuleStore ruleStore = new RuleStore();
 
     public boolean isEnabled() {
         return enabled;
@@ -60,6 +76,30 @@ public class RateLimitProperties {
 
     public void setTiers(Map<String, Tier> tiers) {
         this.tiers = tiers;
+    }
+
+    public Map<String, RuleProperties> getRules() {
+        return rules;
+    }
+
+    public void setRules(Map<String, RuleProperties> rules) {
+        this.rules = rules;
+    }
+
+    public boolean isKillSwitch() {
+        return killSwitch;
+    }
+
+    public void setKillSwitch(boolean killSwitch) {
+        this.killSwitch = killSwitch;
+    }
+
+    public Identity getIdentity() {
+        return identity;
+    }
+
+    public RuleStore getRuleStore() {
+        return ruleStore;
     }
 
     public int getFilterOrder() {
@@ -87,7 +127,7 @@ public class RateLimitProperties {
         private String header = "X-API-Key";
 
         /**
-         * What to do with a request that has no API key: reject it, or pass it on without limiting.
+         * What to do with a request that has no API key: reject it, or evaluate it by the rules that need no key.
          */
         private MissingKeyAction whenMissing = MissingKeyAction.REJECT;
 
@@ -125,7 +165,7 @@ public class RateLimitProperties {
     public enum MissingKeyAction {
         /** Answer with {@code missing-status} and a problem body; the upstream never sees the request. */
         REJECT,
-        /** Forward the request without rate-limiting it. */
+        /** Evaluate it without a key: only rules that need none (per-IP, per-route caps) apply. */
         ALLOW
     }
 
@@ -138,9 +178,23 @@ public class RateLimitProperties {
         private List<String> apiKeys = new ArrayList<>();
 
         /**
-         * Limits by route class. The limit named "default" applies to route classes without a limit of their own.
+         * Whether denials of this tier's clients are enforced; false evaluates and records them as in shadow mode.
          */
-        private Map<String, Limit> limits = new LinkedHashMap<>();
+        private boolean enforce = true;
+
+        /**
+         * Token buckets per client by route class. The limit named "default" applies to route classes without a
+         * limit of their own. Each becomes a rule with id "tier.route-class" in the group "tier-default".
+         */
+        private Map<String, LimitProperties> limits = new LinkedHashMap<>();
+
+        public boolean isEnforce() {
+            return enforce;
+        }
+
+        public void setEnforce(boolean enforce) {
+            this.enforce = enforce;
+        }
 
         public List<String> getApiKeys() {
             return apiKeys;
@@ -150,75 +204,13 @@ public class RateLimitProperties {
             this.apiKeys = apiKeys;
         }
 
-        public Map<String, Limit> getLimits() {
+        public Map<String, LimitProperties> getLimits() {
             return limits;
         }
 
-        public void setLimits(Map<String, Limit> limits) {
+        public void setLimits(Map<String, LimitProperties> limits) {
             this.limits = limits;
         }
-    }
-
-    /** One limit. */
-    public static class Limit {
-
-        /**
-         * Counting algorithm.
-         */
-        private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
-
-        /**
-         * Largest burst: tokens a full bucket holds.
-         */
-        private long capacity;
-
-        /**
-         * Tokens added back to the bucket every refill period, continuously (not in steps).
-         */
-        private long refillTokens;
-
-        /**
-         * Period over which refill-tokens are added back.
-         */
-        private Duration refillPeriod = Duration.ofSeconds(1);
-
-        public Algorithm getAlgorithm() {
-            return algorithm;
-        }
-
-        public void setAlgorithm(Algorithm algorithm) {
-            this.algorithm = algorithm;
-        }
-
-        public long getCapacity() {
-            return capacity;
-        }
-
-        public void setCapacity(long capacity) {
-            this.capacity = capacity;
-        }
-
-        public long getRefillTokens() {
-            return refillTokens;
-        }
-
-        public void setRefillTokens(long refillTokens) {
-            this.refillTokens = refillTokens;
-        }
-
-        public Duration getRefillPeriod() {
-            return refillPeriod;
-        }
-
-        public void setRefillPeriod(Duration refillPeriod) {
-            this.refillPeriod = refillPeriod;
-        }
-    }
-
-    /** Counting algorithms. */
-    public enum Algorithm {
-        /** A bucket of capacity tokens refilled continuously: allows bursts, holds the average. */
-        TOKEN_BUCKET
     }
 
     /** Where buckets live. */
@@ -287,6 +279,81 @@ public class RateLimitProperties {
 
         public void setLocalMaxKeys(long localMaxKeys) {
             this.localMaxKeys = localMaxKeys;
+        }
+    }
+
+    /** Where the filter reads who is calling. */
+    public static class Identity {
+
+        /**
+         * Header carrying the end-user id, set by the authentication in front of the limiter (which must strip
+         * client-sent copies).
+         */
+        private String userHeader = "X-User-Id";
+
+        /**
+         * Header carrying the tenant id, set by the authentication in front of the limiter (which must strip
+         * client-sent copies).
+         */
+        private String tenantHeader = "X-Tenant-Id";
+
+        /**
+         * Proxies in front of the gateway that append to X-Forwarded-For; 0 uses the connection's remote address.
+         */
+        private int trustedProxyHops;
+
+        public String getUserHeader() {
+            return userHeader;
+        }
+
+        public void setUserHeader(String userHeader) {
+            this.userHeader = userHeader;
+        }
+
+        public String getTenantHeader() {
+            return tenantHeader;
+        }
+
+        public void setTenantHeader(String tenantHeader) {
+            this.tenantHeader = tenantHeader;
+        }
+
+        public int getTrustedProxyHops() {
+            return trustedProxyHops;
+        }
+
+        public void setTrustedProxyHops(int trustedProxyHops) {
+            this.trustedProxyHops = trustedProxyHops;
+        }
+    }
+
+    /** The runtime rule store. */
+    public static class RuleStore {
+
+        /**
+         * Whether rules can be changed at runtime (through the actuator endpoints) and are shared through Redis.
+         */
+        private boolean enabled = true;
+
+        /**
+         * How often each instance checks the store's version, in case a change announcement was missed.
+         */
+        private Duration pollInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
         }
     }
 

@@ -2,12 +2,15 @@ package dev.ratelimiter.autoconfigure;
 
 import java.util.List;
 
-import dev.ratelimiter.core.LocalTokenBucketStore;
+import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.StoreWithLocalFallback;
+import dev.ratelimiter.redis.RateLimitScript;
 import dev.ratelimiter.redis.RedisKeys;
-import dev.ratelimiter.redis.RedisTokenBucketStore;
-import dev.ratelimiter.redis.TokenBucketScript;
+import dev.ratelimiter.redis.RedisRateLimitStore;
+import dev.ratelimiter.redis.RedisRuleStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,18 +22,20 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Buckets in Redis, shared by every gateway instance, when Spring Data Redis (reactive) is configured and
- * {@code ratelimit.store.type} is not {@code memory}. Each decision is one atomic script call guarded by
- * {@code ratelimit.store.timeout}; a slow or failing Redis is bridged by deciding from this instance's memory.
+ * Buckets and runtime rules in Redis, shared by every gateway instance, when Spring Data Redis (reactive) is
+ * configured and {@code ratelimit.store.type} is not {@code memory}. Each decision is one atomic script call guarded
+ * by {@code ratelimit.store.timeout}; a slow or failing Redis is bridged by deciding from this instance's memory.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration")
 @ConditionalOnClass(ReactiveStringRedisTemplate.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @Conditional(OnRedisStoreCondition.class)
+@ConditionalOnBean(ReactiveRedisConnectionFactory.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitRedisAutoConfiguration {
 
@@ -43,30 +48,51 @@ public final class RateLimitRedisAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean(name = "rateLimitTokenBucketScript")
-    RedisScript<List<Long>> rateLimitTokenBucketScript() {
-        return TokenBucketScript.load();
+    @ConditionalOnMissingBean(name = "rateLimitScript")
+    RedisScript<List<Long>> rateLimitScript() {
+        return RateLimitScript.load();
+    }
+
+    /** Redis as the limiter uses it, checked once at start-up. */
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitRedis rateLimitRedis(RateLimitProperties properties, ReactiveRedisConnectionFactory connectionFactory,
+            RedisScript<List<Long>> rateLimitScript, RedisKeys keys) {
+        ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connectionFactory);
+        boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        RedisRateLimitStore store = new RedisRateLimitStore(template, rateLimitScript, keys, cluster);
+        RateLimitProperties.Store settings = properties.getStore();
+        boolean answered = RedisWarmup.succeeds(store, template, keys, settings.getStartupProbeTimeout());
+        String where = RedisWarmup.describe(connectionFactory);
+        if (!answered && settings.getType() == RateLimitProperties.StoreType.AUTO) {
+            logger.warn("Redis is not reachable ({}); rate limits and runtime rules are kept in this instance's "
+                    + "memory only. Start Redis and restart, or set ratelimit.store.type=redis to require it.", where);
+        }
+        else if (!answered) {
+            logger.warn("Redis is not reachable ({}) at start-up; deciding from this instance's memory until it "
+                    + "answers.", where);
+        }
+        return new RateLimitRedis(template, store, answered || settings.getType() == RateLimitProperties.StoreType.REDIS);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(ReactiveRedisConnectionFactory.class)
-    RateLimitStore rateLimitStore(RateLimitProperties properties, ReactiveRedisConnectionFactory connectionFactory,
-            RedisScript<List<Long>> rateLimitTokenBucketScript, RedisKeys keys) {
-        RateLimitProperties.Store store = properties.getStore();
-        LocalTokenBucketStore local = new LocalTokenBucketStore(store.getLocalMaxKeys());
-        ReactiveStringRedisTemplate redis = new ReactiveStringRedisTemplate(connectionFactory);
-        RedisTokenBucketStore redisStore = new RedisTokenBucketStore(redis, rateLimitTokenBucketScript, keys);
-        if (!RedisWarmup.succeeds(redisStore, redis, keys, store.getStartupProbeTimeout())) {
-            if (store.getType() == RateLimitProperties.StoreType.AUTO) {
-                logger.warn("Redis is not reachable ({}); rate limits are kept in this instance's memory only. "
-                        + "Start Redis and restart, or set ratelimit.store.type=redis to require it.",
-                        RedisWarmup.describe(connectionFactory));
-                return local;
-            }
-            logger.warn("Redis is not reachable ({}) at start-up; deciding from this instance's memory until it "
-                    + "answers.", RedisWarmup.describe(connectionFactory));
-        }
-        return new StoreWithLocalFallback(redisStore, local, store.getTimeout());
+    RateLimitStore rateLimitStore(RateLimitRedis redis, RateLimitProperties properties) {
+        LocalBucketStore local = new LocalBucketStore(properties.getStore().getLocalMaxKeys());
+        return redis.use() ? new StoreWithLocalFallback(redis.store(), local, properties.getStore().getTimeout()) : local;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RuleStore rateLimitRuleStore(RateLimitRedis redis, RedisKeys keys) {
+        return redis.use() ? new RedisRuleStore(redis.template(), keys) : new InMemoryRuleStore();
+    }
+
+    /**
+     * @param template the limiter's own template (string keys and values)
+     * @param store the Redis bucket store
+     * @param use whether to use Redis (false: it did not answer at start-up in auto mode)
+     */
+    record RateLimitRedis(ReactiveStringRedisTemplate template, RedisRateLimitStore store, boolean use) {
     }
 }

@@ -1,17 +1,17 @@
 package dev.ratelimiter.core;
 
+import java.util.List;
+
 import reactor.core.publisher.Mono;
 
 /**
- * Where token buckets live. Implementations must take tokens atomically: two concurrent calls for the
- * same key can never both spend the last token.
+ * Where buckets live. One call evaluates every check of one request, all or nothing: if an enforced check
+ * denies, no bucket is spent; otherwise every check that allows spends its cost (shadow checks that would deny
+ * spend nothing). Two concurrent calls can never both spend the last token.
  */
 @FunctionalInterface
 public interface RateLimitStore {
 
-    /**
-     * Takes {@code cost} tokens from the bucket {@code key} if it holds that many, refilling it first for
-     * the time since it was last touched.
-     */
-    Mono<Decision> tryConsume(BucketKey key, TokenBucketLimit limit, int cost);
+    /** The verdict, with outcomes in the order of {@code checks}. */
+    Mono<Verdict> evaluate(List<Check> checks);
 }

@@ -1,6 +1,7 @@
 package dev.ratelimiter.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,12 +21,12 @@ public final class StoreWithLocalFallback implements RateLimitStore {
     private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
 
     private final RateLimitStore store;
-    private final LocalTokenBucketStore fallback;
+    private final LocalBucketStore fallback;
     private final Duration timeout;
     private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
     private final AtomicLong fallbackDecisions = new AtomicLong();
 
-    public StoreWithLocalFallback(RateLimitStore store, LocalTokenBucketStore fallback, Duration timeout) {
+    public StoreWithLocalFallback(RateLimitStore store, LocalBucketStore fallback, Duration timeout) {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("store timeout must be positive, but was " + timeout);
         }
@@ -35,13 +36,13 @@ public final class StoreWithLocalFallback implements RateLimitStore {
     }
 
     @Override
-    public Mono<Decision> tryConsume(BucketKey key, TokenBucketLimit limit, int cost) {
-        return Mono.defer(() -> store.tryConsume(key, limit, cost))
+    public Mono<Verdict> evaluate(List<Check> checks) {
+        return Mono.defer(() -> store.evaluate(checks))
                 .timeout(timeout)
                 .onErrorResume(failure -> {
                     fallbackDecisions.incrementAndGet();
                     warnOccasionally(failure);
-                    return Mono.fromSupplier(() -> fallback.consume(key, limit, cost));
+                    return Mono.fromSupplier(() -> fallback.evaluateNow(checks));
                 });
     }
 

@@ -2,7 +2,7 @@ package dev.ratelimiter.gateway;
 
 import java.nio.charset.StandardCharsets;
 
-import dev.ratelimiter.core.Decision;
+import dev.ratelimiter.core.RuleOutcome;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -23,13 +23,14 @@ final class ProblemResponses {
     }
 
     /** 429 for a client over its limit; the rate-limit headers must already be on the response. */
-    static Mono<Void> rateLimited(ServerWebExchange exchange, Decision decision) {
-        long retryAfter = RateLimitHeaders.retryAfterSeconds(decision);
+    static Mono<Void> rateLimited(ServerWebExchange exchange, RuleOutcome limiting) {
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(limiting);
+        String policy = limiting.rule().id();
         String body = "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
-                + "\"detail\":" + quote("Rate limit '" + decision.limit().policy() + "' exceeded; retry after "
+                + "\"detail\":" + quote("Rate limit '" + policy + "' exceeded; retry after "
                         + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".")
                 + ",\"error\":\"rate_limited\",\"retryAfter\":" + retryAfter
-                + ",\"policy\":" + quote(decision.limit().policy()) + "}";
+                + ",\"policy\":" + quote(policy) + "}";
         return write(exchange, HttpStatus.TOO_MANY_REQUESTS, body);
     }
 

@@ -2,11 +2,12 @@ package dev.ratelimiter.gateway;
 
 import java.time.Clock;
 import java.util.Map;
-import java.util.Optional;
 
-import dev.ratelimiter.core.Decision;
-import dev.ratelimiter.core.LimitPlan;
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -14,66 +15,78 @@ import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * Decides every routed request before it is forwarded: allowed requests go on with the rate-limit headers
- * on their response; denied ones are answered with 429 here and never reach the upstream.
+ * Decides every routed request before it is forwarded: allowed requests go on with the rate-limit headers on their
+ * response; denied ones are answered with 429 here and never reach the upstream.
  *
- * <p>Route metadata {@value #ROUTE_CLASS_METADATA} names the route class (default
- * {@value LimitPlan#DEFAULT_ROUTE_CLASS}); {@value #COST_METADATA} the tokens a request costs (default 1).
+ * <p>Route metadata {@value #ROUTE_CLASS_METADATA} names the route class (default {@value #DEFAULT_ROUTE_CLASS});
+ * {@value #COST_METADATA} the tokens a request costs (default 1).
  */
 public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     public static final String ROUTE_CLASS_METADATA = "route-class";
     public static final String COST_METADATA = "ratelimit-cost";
+    public static final String DEFAULT_ROUTE_CLASS = "default";
 
     private static final Logger logger = LoggerFactory.getLogger(RateLimitFilter.class);
 
     private final RateLimitEvaluator evaluator;
+    private final RequestIdentity identity;
     private final MissingApiKeyPolicy missingApiKey;
+    private final VerdictListener listener;
     private final Clock clock;
     private final int order;
 
-    public RateLimitFilter(RateLimitEvaluator evaluator, MissingApiKeyPolicy missingApiKey, Clock clock, int order) {
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, MissingApiKeyPolicy missingApiKey,
+            VerdictListener listener, Clock clock, int order) {
         this.evaluator = evaluator;
+        this.identity = identity;
         this.missingApiKey = missingApiKey;
+        this.listener = listener;
         this.clock = clock;
         this.order = order;
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        String apiKey = exchange.getRequest().getHeaders().getFirst(missingApiKey.headerName());
-        if (apiKey == null || apiKey.isBlank()) {
-            return missingApiKey.reject()
-                    ? ProblemResponses.missingApiKey(exchange, missingApiKey.status(), missingApiKey.headerName())
-                    : chain.filter(exchange);
+        HttpHeaders headers = exchange.getRequest().getHeaders();
+        String apiKey = identity.apiKey(headers);
+        if (apiKey == null && missingApiKey.reject()) {
+            return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
         }
-        Map<String, Object> metadata = routeMetadata(exchange);
-        String routeClass = String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, LimitPlan.DEFAULT_ROUTE_CLASS));
-        int cost = cost(metadata);
-        return evaluator.check(apiKey, routeClass, cost)
-                .map(Optional::of)
-                .defaultIfEmpty(Optional.empty())
+        RequestAttributes request = attributes(exchange, headers, apiKey);
+        return evaluator.check(request)
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must not become an outage of the API behind it.
                     logger.error("Rate-limit decision failed; letting the request through", failure);
-                    return Mono.just(Optional.empty());
+                    return Mono.just(Verdict.unlimited(Verdict.Reason.NO_RULE));
                 })
-                .flatMap(decision -> decision.isPresent() ? apply(decision.get(), exchange, chain) : chain.filter(exchange));
+                .flatMap(verdict -> apply(request, verdict, exchange, chain));
     }
 
-    private Mono<Void> apply(Decision decision, ServerWebExchange exchange, GatewayFilterChain chain) {
-        RateLimitHeaders.write(exchange.getResponse().getHeaders(), decision, clock.instant().getEpochSecond());
-        return decision.allowed() ? chain.filter(exchange) : ProblemResponses.rateLimited(exchange, decision);
+    private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,
+            GatewayFilterChain chain) {
+        listener.onVerdict(request, verdict);
+        RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond());
+        if (verdict.allowed()) {
+            return chain.filter(exchange);
+        }
+        return ProblemResponses.rateLimited(exchange, verdict.limiting().orElseThrow());
     }
 
-    private static Map<String, Object> routeMetadata(ServerWebExchange exchange) {
+    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
-        return route != null ? route.getMetadata() : Map.of();
+        Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
+        String routeClass = String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, DEFAULT_ROUTE_CLASS));
+        RuleSet rules = evaluator.rules();
+        return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
+                identity.clientIp(exchange), route != null ? route.getId() : null,
+                exchange.getRequest().getPath().value(), routeClass, rules.tierOf(apiKey), cost(metadata));
     }
 
     private static int cost(Map<String, Object> metadata) {

@@ -1,19 +1,23 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Duration;
+import java.util.stream.Collectors;
 
-import dev.ratelimiter.core.Decision;
-import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.RuleOutcome;
+import dev.ratelimiter.core.Verdict;
 import org.springframework.http.HttpHeaders;
 
 /**
- * Writes the rate-limit response fields, on allowed and denied responses alike, so that a well-behaved
- * client can pace itself and never see a 429:
+ * Writes the rate-limit response fields, on allowed and denied responses alike, so that a well-behaved client can
+ * pace itself and never see a 429. They describe the most restrictive enforced rule (see
+ * {@link Verdict#limiting()}); {@code RateLimit-Policy} lists every enforced rule that applied. Shadow rules are
+ * invisible to clients.
  * <ul>
- * <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (epoch seconds at
- * which the bucket is full again) — the de-facto fields most client libraries read;</li>
- * <li>{@code RateLimit-Policy} ({@code "name";q=capacity;w=seconds to fill}) and {@code RateLimit}
- * ({@code "name";r=remaining;t=seconds until full}) — the IETF httpapi draft's structured fields;</li>
+ * <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (epoch seconds at which
+ * the quota is whole again) — the de-facto fields most client libraries read;</li>
+ * <li>{@code RateLimit-Policy} ({@code "id";q=quota;w=window seconds}, one item per rule) and {@code RateLimit}
+ * ({@code "id";r=remaining;t=seconds until whole}) — the IETF httpapi draft's structured fields;</li>
  * <li>{@code Retry-After} on denials: whole seconds, rounded up, never less than 1.</li>
  * </ul>
  */
@@ -28,23 +32,29 @@ public final class RateLimitHeaders {
     private RateLimitHeaders() {
     }
 
-    public static void write(HttpHeaders headers, Decision decision, long nowEpochSeconds) {
-        TokenBucketLimit limit = decision.limit();
-        long resetSeconds = ceilSeconds(decision.resetAfter());
-        headers.set(LIMIT, String.valueOf(limit.capacity()));
-        headers.set(REMAINING, String.valueOf(decision.remaining()));
-        headers.set(RESET, String.valueOf(nowEpochSeconds + resetSeconds));
-        headers.set(POLICY, "\"" + limit.policy() + "\";q=" + limit.capacity() + ";w="
-                + Math.max(1, ceilSeconds(limit.timeToFill())));
-        headers.set(RATE_LIMIT, "\"" + limit.policy() + "\";r=" + decision.remaining() + ";t=" + resetSeconds);
-        if (!decision.allowed()) {
-            headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds(decision)));
-        }
+    public static void write(HttpHeaders headers, Verdict verdict, long nowEpochSeconds) {
+        verdict.limiting().ifPresent(limiting -> {
+            long resetSeconds = ceilSeconds(limiting.resetAfter());
+            headers.set(LIMIT, String.valueOf(limiting.rule().limit().quota()));
+            headers.set(REMAINING, String.valueOf(limiting.remaining()));
+            headers.set(RESET, String.valueOf(nowEpochSeconds + resetSeconds));
+            headers.set(POLICY, verdict.enforced().stream().map(RateLimitHeaders::policyItem)
+                    .collect(Collectors.joining(", ")));
+            headers.set(RATE_LIMIT, "\"" + limiting.rule().id() + "\";r=" + limiting.remaining() + ";t=" + resetSeconds);
+            if (!verdict.allowed()) {
+                headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds(limiting)));
+            }
+        });
+    }
+
+    private static String policyItem(RuleOutcome outcome) {
+        Limit limit = outcome.rule().limit();
+        return "\"" + outcome.rule().id() + "\";q=" + limit.quota() + ";w=" + Math.max(1, ceilSeconds(limit.window()));
     }
 
     /** Whole seconds a denied client should wait: rounded up, at least 1 (0 would invite an immediate retry). */
-    public static long retryAfterSeconds(Decision decision) {
-        return Math.max(1, ceilSeconds(decision.retryAfter()));
+    public static long retryAfterSeconds(RuleOutcome outcome) {
+        return Math.max(1, ceilSeconds(outcome.retryAfter()));
     }
 
     static long ceilSeconds(Duration duration) {

@@ -21,7 +21,12 @@ public final class RedisKeys {
 
     /** e.g. {@code rl:{3q2-7wEX4t6Yk0cQv1mT9w}:free.default} */
     public String bucket(BucketKey key) {
-        return prefix + ":{" + key.client() + "}:" + key.policy();
+        return prefix + ":{" + key.partition() + "}:" + key.name();
+    }
+
+    /** The prefix every key starts with. */
+    public String prefix() {
+        return prefix;
     }
 
     /** Pattern matching every key this limiter writes, for operators and tests. */

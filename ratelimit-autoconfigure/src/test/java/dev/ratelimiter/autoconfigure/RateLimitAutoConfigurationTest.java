@@ -1,8 +1,10 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.InvalidLimitException;
-import dev.ratelimiter.core.LimitPlan;
-import dev.ratelimiter.core.LocalTokenBucketStore;
+import dev.ratelimiter.core.LocalBucketStore;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RateLimitStore;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,8 @@ class RateLimitAutoConfigurationTest {
     void withoutLimitsEverythingStartsAndNothingIsLimited() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(RateLimitEvaluator.class);
-            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalTokenBucketStore.class);
-            assertThat(context.getBean(LimitPlan.class).limitFor("default", "default")).isEmpty();
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
+            assertThat(context.getBean(RuleSetHolder.class).get().rules()).isEmpty();
         });
     }
 
@@ -39,13 +41,15 @@ class RateLimitAutoConfigurationTest {
                 "ratelimit.tiers.pro.limits.default.refill-tokens=1000",
                 "ratelimit.tiers.pro.limits.default.refill-period=1m")
                 .run(context -> {
-                    LimitPlan plan = context.getBean(LimitPlan.class);
-                    assertThat(plan.tierOf("globex")).isEqualTo("pro");
-                    assertThat(plan.tierOf("nobody")).isEqualTo("free");
-                    assertThat(plan.limitFor("pro", "default")).hasValueSatisfying(limit -> {
-                        assertThat(limit.capacity()).isEqualTo(1000);
-                        assertThat(limit.tokensPerSecond()).isCloseTo(16.667, org.assertj.core.data.Offset.offset(0.001));
-                    });
+                    RuleSet rules = context.getBean(RuleSetHolder.class).get();
+                    assertThat(rules.tierOf("globex")).isEqualTo("pro");
+                    assertThat(rules.tierOf("nobody")).isEqualTo("free");
+                    assertThat(rules.rules().get("pro.default").limit()).isInstanceOfSatisfying(TokenBucketLimit.class,
+                            limit -> {
+                                assertThat(limit.capacity()).isEqualTo(1000);
+                                assertThat(limit.tokensPerSecond()).isCloseTo(16.667,
+                                        org.assertj.core.data.Offset.offset(0.001));
+                            });
                 });
     }
 
@@ -84,7 +88,8 @@ class RateLimitAutoConfigurationTest {
                 "ratelimit.tiers.free.limits.default.refill-tokens=1").run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
-                            .hasMessageContaining("ratelimit.default-tier is 'gold'");
+                            .hasMessageContaining("ratelimit.default-tier is 'gold'")
+                            .hasMessageContaining("[free]");
                 });
     }
 
@@ -93,7 +98,7 @@ class RateLimitAutoConfigurationTest {
 
         @Bean
         RateLimitStore myStore() {
-            return (key, limit, cost) -> Mono.empty();
+            return checks -> Mono.empty();
         }
     }
 }

@@ -5,6 +5,8 @@ import java.time.Clock;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.gateway.MissingApiKeyPolicy;
 import dev.ratelimiter.gateway.RateLimitFilter;
+import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.core.VerdictListener;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -70,8 +72,9 @@ class RateLimitGatewayAutoConfigurationTest {
 
         @Bean
         RateLimitFilter myFilter(RateLimitEvaluator evaluator) {
-            return new RateLimitFilter(evaluator, new MissingApiKeyPolicy("X-Key", false, HttpStatusCode.valueOf(401)),
-                    Clock.systemUTC(), 42);
+            return new RateLimitFilter(evaluator, new RequestIdentity("X-Key", "X-User", "X-Tenant", 0),
+                    new MissingApiKeyPolicy(false, HttpStatusCode.valueOf(401)), VerdictListener.NONE, Clock.systemUTC(),
+                    42);
         }
     }
 }

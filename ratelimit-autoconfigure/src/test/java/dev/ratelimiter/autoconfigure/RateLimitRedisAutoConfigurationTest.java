@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
-import dev.ratelimiter.core.LocalTokenBucketStore;
+import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.StoreWithLocalFallback;
 import dev.ratelimiter.redis.RedisKeys;
@@ -50,10 +50,10 @@ class RateLimitRedisAutoConfigurationTest {
         runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + closedPort(),
                 "ratelimit.store.startup-probe-timeout=1s").run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalTokenBucketStore.class);
+                    assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
                 });
         assertThat(output).containsOnlyOnce("Redis is not reachable");
-        assertThat(output).contains("rate limits are kept in this instance's memory only");
+        assertThat(output).contains("rate limits and runtime rules are kept in this instance's memory only");
     }
 
     @Test
@@ -67,7 +67,7 @@ class RateLimitRedisAutoConfigurationTest {
     void memoryModeSwitchesRedisOff() {
         runner.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.store.type=memory").run(context -> {
             assertThat(context).doesNotHaveBean(RedisKeys.class);
-            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalTokenBucketStore.class);
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
         });
     }
 
@@ -86,7 +86,7 @@ class RateLimitRedisAutoConfigurationTest {
                 .withClassLoader(new FilteredClassLoader(ReactiveStringRedisTemplate.class))
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(RedisKeys.class);
-                    assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalTokenBucketStore.class);
+                    assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
                 });
     }
 
@@ -107,7 +107,7 @@ class RateLimitRedisAutoConfigurationTest {
 
         @Bean
         RateLimitStore myStore() {
-            return (key, limit, cost) -> Mono.empty();
+            return checks -> Mono.empty();
         }
     }
 }

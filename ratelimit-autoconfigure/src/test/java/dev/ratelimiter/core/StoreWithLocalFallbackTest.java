@@ -1,6 +1,7 @@
 package dev.ratelimiter.core;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -10,19 +11,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class StoreWithLocalFallbackTest {
 
-    private final TokenBucketLimit limit = TokenBucketLimit.builder("free.default").capacity(2)
-            .refill(1, Duration.ofHours(1)).build();
-    private final BucketKey key = new BucketKey(ClientIds.of("k"), "free.default");
-    private final LocalTokenBucketStore local = new LocalTokenBucketStore(100);
+    private final Rule rule = Fixtures.tokenBucket("free.default", 2, 1, Duration.ofHours(1));
+    private final List<Check> checks = List.of(Fixtures.check(rule, "k"));
+    private final LocalBucketStore local = new LocalBucketStore(100);
 
     @Test
     void aStoreThatNeverAnswersIsAbandonedAtTheTimeoutAndTheDecisionIsLocal() {
-        StoreWithLocalFallback store = new StoreWithLocalFallback((k, l, c) -> Mono.never(), local,
-                Duration.ofMillis(20));
-        StepVerifier.create(store.tryConsume(key, limit, 1))
-                .assertNext(decision -> {
-                    assertThat(decision.allowed()).isTrue();
-                    assertThat(decision.source()).isEqualTo(Decision.Source.LOCAL);
+        StoreWithLocalFallback store = new StoreWithLocalFallback(c -> Mono.never(), local, Duration.ofMillis(20));
+        StepVerifier.create(store.evaluate(checks))
+                .assertNext(verdict -> {
+                    assertThat(verdict.allowed()).isTrue();
+                    assertThat(verdict.source()).isEqualTo(Verdict.Source.LOCAL);
                 })
                 .expectComplete()
                 .verify(Duration.ofSeconds(2));
@@ -32,18 +31,17 @@ class StoreWithLocalFallbackTest {
     @Test
     void aFailingStoreStillLimitsLocally() {
         StoreWithLocalFallback store = new StoreWithLocalFallback(
-                (k, l, c) -> Mono.error(new IllegalStateException("connection refused")), local, Duration.ofMillis(20));
-        assertThat(store.tryConsume(key, limit, 1).block(Duration.ofSeconds(1)).allowed()).isTrue();
-        assertThat(store.tryConsume(key, limit, 1).block(Duration.ofSeconds(1)).allowed()).isTrue();
-        assertThat(store.tryConsume(key, limit, 1).block(Duration.ofSeconds(1)).allowed()).isFalse();
+                c -> Mono.error(new IllegalStateException("connection refused")), local, Duration.ofMillis(20));
+        assertThat(store.evaluate(checks).block(Duration.ofSeconds(1)).allowed()).isTrue();
+        assertThat(store.evaluate(checks).block(Duration.ofSeconds(1)).allowed()).isTrue();
+        assertThat(store.evaluate(checks).block(Duration.ofSeconds(1)).allowed()).isFalse();
     }
 
     @Test
     void aHealthyStoreDecides() {
-        Decision remote = new Decision(true, limit, 1, Duration.ZERO, Duration.ZERO, Decision.Source.STORE);
-        StoreWithLocalFallback store = new StoreWithLocalFallback((k, l, c) -> Mono.just(remote), local,
-                Duration.ofMillis(100));
-        assertThat(store.tryConsume(key, limit, 1).block(Duration.ofSeconds(1))).isSameAs(remote);
+        Verdict remote = Verdict.evaluated(List.of(), Verdict.Source.STORE);
+        StoreWithLocalFallback store = new StoreWithLocalFallback(c -> Mono.just(remote), local, Duration.ofMillis(100));
+        assertThat(store.evaluate(checks).block(Duration.ofSeconds(1))).isSameAs(remote);
         assertThat(store.fallbackDecisions()).isZero();
     }
 }

@@ -1,0 +1,96 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * One limit as written in configuration: a token bucket (capacity, refill-tokens, refill-period) or a sliding
+ * window (limit, window).
+ */
+public class LimitProperties {
+
+    /**
+     * Counting algorithm: token-bucket (bursts allowed, average held) or sliding-window (at most limit per window).
+     */
+    private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
+
+    /**
+     * Token bucket: the largest burst, tokens a full bucket holds.
+     */
+    private long capacity;
+
+    /**
+     * Token bucket: tokens added back every refill period, continuously (not in steps).
+     */
+    private long refillTokens;
+
+    /**
+     * Token bucket: period over which refill-tokens are added back.
+     */
+    private Duration refillPeriod = Duration.ofSeconds(1);
+
+    /**
+     * Sliding window: requests allowed per window.
+     */
+    private long limit;
+
+    /**
+     * Sliding window: the window length.
+     */
+    private Duration window;
+
+    public Algorithm getAlgorithm() {
+        return algorithm;
+    }
+
+    public void setAlgorithm(Algorithm algorithm) {
+        this.algorithm = algorithm;
+    }
+
+    public long getCapacity() {
+        return capacity;
+    }
+
+    public void setCapacity(long capacity) {
+        this.capacity = capacity;
+    }
+
+    public long getRefillTokens() {
+        return refillTokens;
+    }
+
+    public void setRefillTokens(long refillTokens) {
+        this.refillTokens = refillTokens;
+    }
+
+    public Duration getRefillPeriod() {
+        return refillPeriod;
+    }
+
+    public void setRefillPeriod(Duration refillPeriod) {
+        this.refillPeriod = refillPeriod;
+    }
+
+    public long getLimit() {
+        return limit;
+    }
+
+    public void setLimit(long limit) {
+        this.limit = limit;
+    }
+
+    public Duration getWindow() {
+        return window;
+    }
+
+    public void setWindow(Duration window) {
+        this.window = window;
+    }
+
+    /** Counting algorithms. */
+    public enum Algorithm {
+        /** A bucket of capacity tokens refilled continuously: allows bursts, holds the average. */
+        TOKEN_BUCKET,
+        /** At most limit requests in any window, from two weighted fixed-window counters. */
+        SLIDING_WINDOW
+    }
+}

@@ -1,0 +1,76 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.VerdictListener;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The operator's view and controls: the {@code ratelimit} and {@code ratelimitcontrol} endpoints, the
+ * {@code rateLimit} health component, and Micrometer counters.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitActuatorAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RuleAdmin.class)
+    @ConditionalOnAvailableEndpoint
+    RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin) {
+        return new RateLimitRulesEndpoint(admin);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RuleAdmin.class)
+    @ConditionalOnAvailableEndpoint
+    RateLimitControlEndpoint rateLimitControlEndpoint(RuleAdmin admin) {
+        return new RateLimitControlEndpoint(admin);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
+    @ConditionalOnBean(RuleSync.class)
+    @ConditionalOnEnabledHealthIndicator("ratelimit")
+    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync) {
+        return new RateLimitHealthIndicator(sync);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean(VerdictListener.class)
+        VerdictListener micrometerVerdictListener(MeterRegistry registry) {
+            return new MicrometerVerdictListener(registry);
+        }
+
+        @Bean
+        @ConditionalOnBean(RuleSync.class)
+        MeterBinder rateLimitRuleMetrics(RuleSync sync) {
+            return registry -> {
+                Gauge.builder("ratelimit.rules.version", sync, s -> s.status().version())
+                        .description("Version of the rule set in force").register(registry);
+                Gauge.builder("ratelimit.rules.stale", sync, s -> s.status().stale() ? 1 : 0)
+                        .description("1 while the rule store is unreachable or invalid and the last good rules are "
+                                + "in force")
+                        .register(registry);
+            };
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.Map;
+
+import dev.ratelimiter.core.RuntimeRules;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * {@code /actuator/ratelimitcontrol}: the switches of the rollback ladder, shared by every instance through the
+ * rule store. POST {@code {"killSwitch": true}} hard-allows every request; POST
+ * {@code {"tier": "free", "enforce": false}} puts one tier's rules in shadow.
+ */
+@Endpoint(id = "ratelimitcontrol")
+public class RateLimitControlEndpoint {
+
+    private final RuleAdmin admin;
+
+    RateLimitControlEndpoint(RuleAdmin admin) {
+        this.admin = admin;
+    }
+
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> set(@Nullable Boolean killSwitch, @Nullable String tier,
+            @Nullable Boolean enforce) {
+        if (killSwitch != null && tier == null && enforce == null) {
+            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.KILL_SWITCH, killSwitch));
+        }
+        if (killSwitch == null && tier != null && enforce != null) {
+            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.enforceKey(tier), enforce));
+        }
+        return new WebEndpointResponse<>(Map.of("error", "invalid_control", "reason",
+                "Send either {\"killSwitch\": true|false} or {\"tier\": \"name\", \"enforce\": true|false}."), 400);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.ratelimiter.core.Rule;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * {@code /actuator/ratelimit}: the rules in force with their version and the switches (GET); one rule (GET
+ * {@code /{id}}); add or replace a runtime rule (POST {@code /{id}} with the rule's settings as JSON, the same
+ * names as in {@code application.yml} in camelCase); delete a runtime rule (DELETE {@code /{id}}).
+ */
+@Endpoint(id = "ratelimit")
+public class RateLimitRulesEndpoint {
+
+    private final RuleAdmin admin;
+
+    RateLimitRulesEndpoint(RuleAdmin admin) {
+        this.admin = admin;
+    }
+
+    @ReadOperation
+    public Map<String, Object> rules() {
+        return admin.describe();
+    }
+
+    @ReadOperation
+    public WebEndpointResponse<Map<String, Object>> rule(@Selector String id) {
+        Rule rule = admin.rulesInForce().rules().get(id);
+        if (rule == null) {
+            return new WebEndpointResponse<>(Map.of("error", "unknown_rule", "reason", "There is no rule '" + id + "'."),
+                    404);
+        }
+        return new WebEndpointResponse<>(admin.describe(rule), 200);
+    }
+
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> put(@Selector String id, @Nullable String group,
+            @Nullable Object match, @Nullable Object key, @Nullable String algorithm, @Nullable Object capacity,
+            @Nullable Object refillTokens, @Nullable String refillPeriod, @Nullable Object limit,
+            @Nullable String window, @Nullable Object cost, @Nullable String mode, @Nullable String failureMode) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("group", group);
+        settings.put("match", match);
+        settings.put("key", key);
+        settings.put("algorithm", algorithm);
+        settings.put("capacity", capacity);
+        settings.put("refillTokens", refillTokens);
+        settings.put("refillPeriod", refillPeriod);
+        settings.put("limit", limit);
+        settings.put("window", window);
+        settings.put("cost", cost);
+        settings.put("mode", mode);
+        settings.put("failureMode", failureMode);
+        return respond(admin.put(id, settings));
+    }
+
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> delete(@Selector String id) {
+        return respond(admin.delete(id));
+    }
+
+    static WebEndpointResponse<Map<String, Object>> respond(RuleAdmin.Result result) {
+        return new WebEndpointResponse<>(result.body(), result.status());
+    }
+}

@@ -1,0 +1,104 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.PolicyNames;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.SlidingWindowLimit;
+import dev.ratelimiter.core.TokenBucketLimit;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * Turns rule settings, bound from {@code application.yml} or sent as a spec to the operator API, into the core's
+ * validated {@link Rule}. Every refusal names the setting at fault.
+ */
+final class RuleFactory {
+
+    /** Group of the rules generated from {@code ratelimit.tiers.<tier>.limits}. */
+    static final String TIER_DEFAULT_GROUP = "tier-default";
+
+    private RuleFactory() {
+    }
+
+    static Rule create(String id, RuleProperties settings, String source) {
+        PolicyNames.requireValid(source.substring(0, source.length() - 1), id);
+        RuleProperties.Match match = settings.getMatch();
+        for (String path : match.getPaths()) {
+            if (!path.startsWith("/")) {
+                throw new InvalidLimitException(source + "match.paths", source + "match.paths contains '" + path
+                        + "', but a path must start with '/'.");
+            }
+        }
+        match.getTiers().forEach(tier -> PolicyNames.requireValid(source + "match.tiers", tier));
+        match.getRouteClasses().forEach(routeClass -> PolicyNames.requireValid(source + "match.route-classes", routeClass));
+        String group = settings.getGroup() != null ? settings.getGroup() : id;
+        try {
+            return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
+                    match.getTiers(), match.getApiKeys()), settings.getKey(), limit(settings, source),
+                    settings.getCost(), settings.getMode(), settings.getFailureMode());
+        }
+        catch (InvalidLimitException ex) {
+            throw new InvalidLimitException(source + ex.setting(), ex.getMessage().replace("rule '" + id + "' ",
+                    source));
+        }
+    }
+
+    /** The rule a tier's per-route-class limit stands for: per API key, in the tier-default group. */
+    static Rule tierDefault(String tier, String routeClass, LimitProperties settings) {
+        String source = "ratelimit.tiers." + tier + ".limits." + routeClass + ".";
+        PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
+        PolicyNames.requireValid("ratelimit.tiers." + tier + ".limits." + routeClass, routeClass);
+        Set<String> routeClasses = "default".equals(routeClass) ? Set.of() : Set.of(routeClass);
+        return new Rule(tier + "." + routeClass, TIER_DEFAULT_GROUP,
+                new Match(Set.of(), List.of(), routeClasses, Set.of(tier), Set.of()), List.of(Dimension.API_KEY),
+                limit(settings, source), 0, Mode.ENFORCE, FailureMode.LOCAL);
+    }
+
+    /**
+     * Binds a spec of {@code name=value} pairs (as the rule store holds them) exactly as {@code application.yml}
+     * would be bound, so both paths accept and refuse the same things.
+     */
+    static RuleProperties bind(String id, Map<String, String> spec) {
+        String prefix = "ratelimit.rules." + id;
+        Map<String, String> qualified = new LinkedHashMap<>();
+        spec.forEach((name, value) -> qualified.put(prefix + "." + name, value));
+        try {
+            return new Binder(new MapConfigurationPropertySource(qualified))
+                    .bindOrCreate(prefix, Bindable.of(RuleProperties.class));
+        }
+        catch (BindException ex) {
+            String property = ex.getProperty() != null ? ex.getProperty().getName().toString() : prefix;
+            String reason = rootMessage(ex);
+            throw new InvalidLimitException(property, property + " cannot be used: " + reason);
+        }
+    }
+
+    private static Limit limit(LimitProperties settings, String source) {
+        return switch (settings.getAlgorithm()) {
+            case TOKEN_BUCKET -> TokenBucketLimit.of(source, settings.getCapacity(), settings.getRefillTokens(),
+                    settings.getRefillPeriod());
+            case SLIDING_WINDOW -> SlidingWindowLimit.of(source, settings.getLimit(), settings.getWindow());
+        };
+    }
+
+    private static String rootMessage(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = failure; t != null && !chain.contains(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain.get(chain.size() - 1).getMessage();
+    }
+}

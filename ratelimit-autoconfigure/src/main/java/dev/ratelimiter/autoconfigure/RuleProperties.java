@@ -1,0 +1,158 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.Mode;
+
+/**
+ * One rule as written in configuration or sent to the operator API: a limit, which requests it applies to, and
+ * what its buckets are per.
+ */
+public class RuleProperties extends LimitProperties {
+
+    /**
+     * Group the rule competes in: of the matching rules of one group only the most specific applies. Defaults to the
+     * rule's own id (the rule always applies when it matches).
+     */
+    private String group;
+
+    /**
+     * Dimensions the rule's buckets are per: api-key, user, tenant, client-ip, route, route-class, tier.
+     */
+    private List<Dimension> key = new ArrayList<>(List.of(Dimension.API_KEY));
+
+    /**
+     * Tokens a request costs under this rule; 0 uses the route's ratelimit-cost metadata (default 1).
+     */
+    private int cost;
+
+    /**
+     * Whether the rule's denials are enforced or only recorded (shadow).
+     */
+    private Mode mode = Mode.ENFORCE;
+
+    /**
+     * What the rule does when the store cannot answer: local, open or closed.
+     */
+    private FailureMode failureMode = FailureMode.LOCAL;
+
+    private final Match match = new Match();
+
+    public String getGroup() {
+        return group;
+    }
+
+    public void setGroup(String group) {
+        this.group = group;
+    }
+
+    public List<Dimension> getKey() {
+        return key;
+    }
+
+    public void setKey(List<Dimension> key) {
+        this.key = key;
+    }
+
+    public int getCost() {
+        return cost;
+    }
+
+    public void setCost(int cost) {
+        this.cost = cost;
+    }
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    public FailureMode getFailureMode() {
+        return failureMode;
+    }
+
+    public void setFailureMode(FailureMode failureMode) {
+        this.failureMode = failureMode;
+    }
+
+    public Match getMatch() {
+        return match;
+    }
+
+    /** Which requests a rule applies to; every criterion given must hold, an empty one matches anything. */
+    public static class Match {
+
+        /**
+         * Gateway route ids.
+         */
+        private Set<String> routeIds = new LinkedHashSet<>();
+
+        /**
+         * Path globs: '*' within a segment, '**' across segments.
+         */
+        private List<String> paths = new ArrayList<>();
+
+        /**
+         * Route classes (route metadata 'route-class').
+         */
+        private Set<String> routeClasses = new LinkedHashSet<>();
+
+        /**
+         * Client tiers.
+         */
+        private Set<String> tiers = new LinkedHashSet<>();
+
+        /**
+         * Specific customers' API keys: a customer override.
+         */
+        private Set<String> apiKeys = new LinkedHashSet<>();
+
+        public Set<String> getRouteIds() {
+            return routeIds;
+        }
+
+        public void setRouteIds(Set<String> routeIds) {
+            this.routeIds = routeIds;
+        }
+
+        public List<String> getPaths() {
+            return paths;
+        }
+
+        public void setPaths(List<String> paths) {
+            this.paths = paths;
+        }
+
+        public Set<String> getRouteClasses() {
+            return routeClasses;
+        }
+
+        public void setRouteClasses(Set<String> routeClasses) {
+            this.routeClasses = routeClasses;
+        }
+
+        public Set<String> getTiers() {
+            return tiers;
+        }
+
+        public void setTiers(Set<String> tiers) {
+            this.tiers = tiers;
+        }
+
+        public Set<String> getApiKeys() {
+            return apiKeys;
+        }
+
+        public void setApiKeys(Set<String> apiKeys) {
+            this.apiKeys = apiKeys;
+        }
+    }
+}

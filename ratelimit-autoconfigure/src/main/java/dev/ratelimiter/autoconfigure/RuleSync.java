@@ -1,0 +1,168 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuntimeRules;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * Keeps this instance's rule set in step with the runtime rule store: it reloads when a change is announced and,
+ * as a backstop for lost announcements, when a poll finds a newer version. A store that cannot be reached, or that
+ * holds rules that do not validate, leaves the last good rule set in force indefinitely: limits stop changing,
+ * they never disappear.
+ */
+public final class RuleSync implements SmartLifecycle {
+
+    private static final Logger logger = LoggerFactory.getLogger(RuleSync.class);
+    private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
+
+    private final RuleStore store;
+    private final RuleSetFactory factory;
+    private final RuleSetHolder holder;
+    private final Duration pollInterval;
+    private final Disposable.Composite subscriptions = Disposables.composite();
+    private volatile RuntimeRules runtime = RuntimeRules.EMPTY;
+    private volatile Status status = new Status(State.STARTING, 0, null, null);
+    private volatile boolean running;
+
+    RuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder holder, Duration pollInterval) {
+        this.store = store;
+        this.factory = factory;
+        this.holder = holder;
+        this.pollInterval = pollInterval;
+    }
+
+    /** How the last sync went. */
+    public enum State {
+        /** Not synced yet. */
+        STARTING,
+        /** The rule set in force is the store's latest. */
+        IN_SYNC,
+        /** The store could not be reached; the last good rule set stays in force. */
+        STORE_UNREACHABLE,
+        /** The store holds rules that do not validate; the last good rule set stays in force. */
+        STORE_INVALID
+    }
+
+    /**
+     * @param state how the last sync went
+     * @param version version of the rule set in force
+     * @param lastSync when the store was last read successfully
+     * @param problem what went wrong, if anything
+     */
+    public record Status(State state, long version, Instant lastSync, String problem) {
+
+        public boolean stale() {
+            return state == State.STORE_UNREACHABLE || state == State.STORE_INVALID;
+        }
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        refresh().block(STORE_TIMEOUT.plusSeconds(1));
+        subscriptions.add(Flux.defer(store::changes)
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
+                .concatMap(version -> version > runtime.version() ? refresh() : Mono.empty())
+                .subscribe());
+        subscriptions.add(Flux.interval(pollInterval, pollInterval)
+                .concatMap(tick -> Mono.defer(store::version).timeout(STORE_TIMEOUT)
+                        .flatMap(version -> version != runtime.version() || status.stale() ? refresh() : Mono.empty())
+                        .onErrorResume(failure -> {
+                            unreachable(failure);
+                            return Mono.empty();
+                        }))
+                .subscribe());
+    }
+
+    /** Reads the store now and applies what it holds; completes when done, never with an error. */
+    public Mono<RuleSet> refresh() {
+        // Deferred: a client that cannot connect may throw while the call is assembled, not only when it runs.
+        return Mono.defer(store::load)
+                .timeout(STORE_TIMEOUT)
+                .map(this::apply)
+                .onErrorResume(failure -> {
+                    unreachable(failure);
+                    return Mono.just(holder.get());
+                });
+    }
+
+    private synchronized RuleSet apply(RuntimeRules loaded) {
+        if (loaded.version() < runtime.version()) {
+            return holder.get();
+        }
+        try {
+            RuleSet next = factory.create(loaded);
+            holder.replace(next);
+            runtime = loaded;
+            if (status.state() != State.IN_SYNC || status.version() != loaded.version()) {
+                logger.info("Rate-limit rules at version {} are in force ({} rules)", loaded.version(),
+                        next.rules().size());
+            }
+            status = new Status(State.IN_SYNC, loaded.version(), Instant.now(), null);
+        }
+        catch (InvalidLimitException ex) {
+            logger.error("The rule store holds rules that do not validate; keeping version {} in force: {}",
+                    status.version(), ex.getMessage());
+            status = new Status(State.STORE_INVALID, status.version(), status.lastSync(), ex.getMessage());
+        }
+        return holder.get();
+    }
+
+    private void unreachable(Throwable failure) {
+        if (status.state() != State.STORE_UNREACHABLE) {
+            logger.warn("The rate-limit rule store cannot be reached ({}); the rules of version {} stay in force",
+                    failure.toString(), status.version());
+        }
+        status = new Status(State.STORE_UNREACHABLE, status.version(), status.lastSync(), failure.toString());
+    }
+
+    /** Validates the rule set that {@code change} would produce against the runtime rules in force. */
+    RuleSet preview(Consumer<Map<String, Map<String, String>>> specChange,
+            Consumer<Map<String, String>> controlChange) {
+        Map<String, Map<String, String>> specs = new HashMap<>(runtime.specs());
+        Map<String, String> control = new HashMap<>(runtime.control());
+        specChange.accept(specs);
+        controlChange.accept(control);
+        return factory.create(new RuntimeRules(runtime.version(), specs, control));
+    }
+
+    /** The rule set in force on this instance. */
+    public RuleSet rulesInForce() {
+        return holder.get();
+    }
+
+    public RuntimeRules runtime() {
+        return runtime;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    @Override
+    public void stop() {
+        subscriptions.dispose();
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+}

@@ -1,0 +1,18 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+
+/**
+ * How much a bucket allows. Implementations are immutable and validated when built.
+ */
+public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit {
+
+    /** Requests (tokens) the limit allows per {@link #window()}: the bucket's capacity or the window's limit. */
+    long quota();
+
+    /** The period the quota is stated over: time to fill an empty bucket, or the window length. */
+    Duration window();
+
+    /** How long the store must keep this limit's state after the last request for no decision to change. */
+    Duration stateLifetime();
+}

@@ -1,0 +1,129 @@
+package dev.ratelimiter.core;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import reactor.core.publisher.Mono;
+
+/**
+ * Buckets held in this JVM: exact for one instance, and the fallback when the shared store cannot answer in time.
+ *
+ * <p>All or nothing, like the Redis script: a request's buckets are locked in a fixed order (so two requests can
+ * never deadlock), previewed, and spent only if no enforced check denies.
+ *
+ * <p>Memory is bounded twice over: a bucket idle for its limit's state lifetime is evicted (it would be full
+ * again, so forgetting it changes no decision), and at most {@code maxKeys} buckets are kept. Only the second
+ * bound can lose state, and then only in the client's favour.
+ */
+public final class LocalBucketStore implements RateLimitStore {
+
+    private static final Comparator<Check> LOCK_ORDER = Comparator.comparing((Check c) -> c.bucket().partition())
+            .thenComparing(c -> c.bucket().name());
+
+    private final Cache<BucketKey, BucketState> buckets;
+    private final LongSupplier nanoClock;
+
+    public LocalBucketStore(long maxKeys, LongSupplier nanoClock) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
+        }
+        this.nanoClock = nanoClock;
+        this.buckets = Caffeine.newBuilder()
+                .maximumSize(maxKeys)
+                .ticker(nanoClock::getAsLong)
+                .expireAfter(new IdleUntilFull())
+                .build();
+    }
+
+    public LocalBucketStore(long maxKeys) {
+        this(maxKeys, System::nanoTime);
+    }
+
+    @Override
+    public Mono<Verdict> evaluate(List<Check> checks) {
+        return Mono.fromSupplier(() -> evaluateNow(checks));
+    }
+
+    /** The same as {@link #evaluate} without the reactive wrapper; it never waits on anything but bucket locks. */
+    public Verdict evaluateNow(List<Check> checks) {
+        long now = nanoClock.getAsLong();
+        List<BucketState> states = new ArrayList<>(checks.size());
+        for (Check check : checks) {
+            states.add(stateFor(check, now));
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.comparing(checks::get, LOCK_ORDER));
+        return Verdict.evaluated(lockAndDecide(checks, states, order, 0, now), Verdict.Source.LOCAL);
+    }
+
+    private List<RuleOutcome> lockAndDecide(List<Check> checks, List<BucketState> states, List<Integer> order,
+            int next, long now) {
+        if (next < order.size()) {
+            synchronized (states.get(order.get(next))) {
+                return lockAndDecide(checks, states, order, next + 1, now);
+            }
+        }
+        List<BucketState.Preview> previews = new ArrayList<>(checks.size());
+        boolean enforcedDenial = false;
+        for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
+            BucketState.Preview preview = states.get(i).preview(check.rule().limit(), check.cost(), now);
+            previews.add(preview);
+            enforcedDenial |= !preview.allowed() && !check.shadow();
+        }
+        List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
+        for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
+            BucketState.Preview preview = previews.get(i);
+            if (!enforcedDenial && preview.allowed()) {
+                states.get(i).commit(preview);
+                states.get(i).lifetimeNanos = check.rule().limit().stateLifetime().toNanos();
+            }
+            long remaining = enforcedDenial && preview.allowed() ? preview.remaining() + check.cost() : preview.remaining();
+            outcomes.add(new RuleOutcome(check, preview.allowed(), remaining, preview.retryAfter(), preview.resetAfter()));
+        }
+        return outcomes;
+    }
+
+    private BucketState stateFor(Check check, long now) {
+        Limit limit = check.rule().limit();
+        BucketState state = buckets.get(check.bucket(), k -> BucketState.create(limit, now));
+        if (!state.fits(limit)) {
+            state = BucketState.create(limit, now);
+            buckets.put(check.bucket(), state);
+        }
+        return state;
+    }
+
+    /** Number of buckets currently held (approximate while evictions are pending). */
+    public long size() {
+        buckets.cleanUp();
+        return buckets.estimatedSize();
+    }
+
+    private static final class IdleUntilFull implements Expiry<BucketKey, BucketState> {
+
+        @Override
+        public long expireAfterCreate(BucketKey key, BucketState state, long currentTime) {
+            return state.lifetimeNanos;
+        }
+
+        @Override
+        public long expireAfterUpdate(BucketKey key, BucketState state, long currentTime, long currentDuration) {
+            return state.lifetimeNanos;
+        }
+
+        @Override
+        public long expireAfterRead(BucketKey key, BucketState state, long currentTime, long currentDuration) {
+            return state.lifetimeNanos;
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.ratelimiter.core;
+
+import java.util.List;
+
+/**
+ * One limit and the requests it applies to. Rules are data: they come from configuration or from the runtime
+ * rule store, and a change to a rule's limit changes its buckets' parameters, never their state.
+ *
+ * @param id unique name; part of the bucket's store key and shown to clients in {@code RateLimit-Policy}
+ * @param group rules of one group compete (the most specific match applies); rules of different groups all apply
+ * @param match which requests the rule applies to
+ * @param key the dimensions the rule's buckets are per (e.g. API key: one bucket per customer; route: one for all)
+ * @param limit how much each bucket allows
+ * @param cost tokens a request costs under this rule, or 0 to use the route's cost
+ * @param mode enforce or shadow
+ * @param failureMode what to do when the store cannot answer
+ */
+public record Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
+        FailureMode failureMode) {
+
+    public Rule {
+        String source = "rule '" + id + "'";
+        PolicyNames.requireValid("rule id", id);
+        PolicyNames.requireValid(source + " group", group);
+        if (key == null || key.isEmpty()) {
+            throw new InvalidLimitException("key", source + " must name at least one key dimension (for example "
+                    + "api-key), so that its buckets are per something.");
+        }
+        if (cost < 0) {
+            throw new InvalidLimitException("cost", source + " cost must be at least 1 (or left out to use the "
+                    + "route's cost), but was " + cost + ".");
+        }
+        if (cost > limit.quota()) {
+            throw new InvalidLimitException("cost", source + " cost " + cost + " is more than its quota "
+                    + limit.quota() + "; such a request could never pass.");
+        }
+        key = List.copyOf(key);
+    }
+
+    /** Tokens a request costs under this rule. */
+    public int costOf(RequestAttributes request) {
+        return cost > 0 ? cost : Math.max(1, request.cost());
+    }
+}

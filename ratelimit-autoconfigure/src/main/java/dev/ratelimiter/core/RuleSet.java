@@ -1,0 +1,227 @@
+package dev.ratelimiter.core;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Every rule in force, with the switches that govern them: which API keys are in which tier, whether each tier is
+ * enforced, and the global kill switch. Immutable; a change builds a new set that replaces this one atomically.
+ */
+public final class RuleSet {
+
+    private final long version;
+    private final String defaultTier;
+    private final Map<String, String> tierByApiKey;
+    private final Set<String> shadowTiers;
+    private final boolean killSwitch;
+    private final Map<String, Rule> rules;
+    private final List<CompiledRule> general;
+    private final Map<String, List<CompiledRule>> byApiKey;
+
+    private RuleSet(Builder builder) {
+        this.version = builder.version;
+        this.defaultTier = builder.defaultTier;
+        this.tierByApiKey = Map.copyOf(builder.tierByApiKey);
+        this.shadowTiers = Set.copyOf(builder.shadowTiers);
+        this.killSwitch = builder.killSwitch;
+        this.rules = Collections.unmodifiableMap(new LinkedHashMap<>(builder.rules));
+        List<CompiledRule> general = new ArrayList<>();
+        Map<String, List<CompiledRule>> byApiKey = new HashMap<>();
+        int order = 0;
+        for (Rule rule : builder.rules.values()) {
+            CompiledRule compiled = new CompiledRule(rule, order++);
+            if (rule.match().apiKeys().isEmpty()) {
+                general.add(compiled);
+            }
+            else {
+                // Customer overrides can number in the thousands: index them so a request scans only its own.
+                rule.match().apiKeys().forEach(key -> byApiKey.computeIfAbsent(key, k -> new ArrayList<>()).add(compiled));
+            }
+        }
+        this.general = List.copyOf(general);
+        this.byApiKey = Map.copyOf(byApiKey);
+    }
+
+    public static Builder builder(String defaultTier) {
+        return new Builder(defaultTier);
+    }
+
+    /** A copy of this set with other switches, for runtime changes. */
+    public Builder toBuilder() {
+        Builder builder = new Builder(defaultTier).version(version).killSwitch(killSwitch);
+        tierByApiKey.forEach((key, tier) -> builder.apiKey(key, tier));
+        shadowTiers.forEach(tier -> builder.enforce(tier, false));
+        rules.values().forEach(builder::rule);
+        return builder;
+    }
+
+    public long version() {
+        return version;
+    }
+
+    public String defaultTier() {
+        return defaultTier;
+    }
+
+    public String tierOf(String apiKey) {
+        return apiKey == null ? defaultTier : tierByApiKey.getOrDefault(apiKey, defaultTier);
+    }
+
+    public boolean killSwitch() {
+        return killSwitch;
+    }
+
+    /** Whether denials of this tier's clients are enforced (false: every rule acts as in shadow for them). */
+    public boolean enforced(String tier) {
+        return !shadowTiers.contains(tier);
+    }
+
+    public Set<String> shadowTiers() {
+        return shadowTiers;
+    }
+
+    public Map<String, Rule> rules() {
+        return rules;
+    }
+
+    /**
+     * The rules that apply to a request: in each group the most specific matching rule (ties go to the rule
+     * defined first), and only rules whose key dimensions the request has values for.
+     */
+    public List<Rule> applicableTo(RequestAttributes request) {
+        Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
+        consider(request, general, bestByGroup);
+        if (request.apiKey() != null) {
+            consider(request, byApiKey.getOrDefault(request.apiKey(), List.of()), bestByGroup);
+        }
+        List<Rule> applicable = new ArrayList<>(bestByGroup.size());
+        for (CompiledRule compiled : bestByGroup.values()) {
+            applicable.add(compiled.rule);
+        }
+        return applicable;
+    }
+
+    private static void consider(RequestAttributes request, List<CompiledRule> candidates,
+            Map<String, CompiledRule> bestByGroup) {
+        for (CompiledRule candidate : candidates) {
+            if (!candidate.matches(request)) {
+                continue;
+            }
+            bestByGroup.merge(candidate.rule.group(), candidate,
+                    (current, challenger) -> challenger.specificity > current.specificity
+                            || (challenger.specificity == current.specificity && challenger.order < current.order)
+                                    ? challenger : current);
+        }
+    }
+
+    /** A rule with its path globs compiled once. */
+    private static final class CompiledRule {
+
+        private final Rule rule;
+        private final List<PathPattern> paths;
+        private final int specificity;
+        private final int order;
+
+        CompiledRule(Rule rule, int order) {
+            this.rule = rule;
+            this.paths = rule.match().paths().stream().map(PathPattern::new).toList();
+            this.specificity = rule.match().specificity();
+            this.order = order;
+        }
+
+        boolean matches(RequestAttributes request) {
+            if (!rule.match().matches(request, paths)) {
+                return false;
+            }
+            for (Dimension dimension : rule.key()) {
+                if (dimension.valueOf(request) == null) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Collects rules and switches and refuses a set that contradicts itself. */
+    public static final class Builder {
+
+        private long version;
+        private final String defaultTier;
+        private final Map<String, String> tierByApiKey = new HashMap<>();
+        private final Set<String> shadowTiers = new HashSet<>();
+        private boolean killSwitch;
+        private final Map<String, Rule> rules = new LinkedHashMap<>();
+
+        private Builder(String defaultTier) {
+            this.defaultTier = PolicyNames.requireValid("ratelimit.default-tier", defaultTier);
+        }
+
+        public Builder version(long version) {
+            this.version = version;
+            return this;
+        }
+
+        public Builder killSwitch(boolean on) {
+            this.killSwitch = on;
+            return this;
+        }
+
+        public Builder enforce(String tier, boolean enforce) {
+            PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
+            if (enforce) {
+                shadowTiers.remove(tier);
+            }
+            else {
+                shadowTiers.add(tier);
+            }
+            return this;
+        }
+
+        public Builder apiKey(String apiKey, String tier) {
+            PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
+            if (apiKey == null || apiKey.isBlank()) {
+                throw new InvalidLimitException("ratelimit.tiers." + tier + ".api-keys",
+                        "ratelimit.tiers." + tier + ".api-keys contains an empty API key.");
+            }
+            String previous = tierByApiKey.putIfAbsent(apiKey, tier);
+            if (previous != null && !previous.equals(tier)) {
+                throw new InvalidLimitException("ratelimit.tiers." + tier + ".api-keys", "An API key is listed under "
+                        + "both ratelimit.tiers." + previous + ".api-keys and ratelimit.tiers." + tier
+                        + ".api-keys; a key belongs to exactly one tier.");
+            }
+            return this;
+        }
+
+        /** Adds a rule, replacing one with the same id (runtime rules replace configured ones this way). */
+        public Builder rule(Rule rule) {
+            rules.remove(rule.id());
+            rules.put(rule.id(), rule);
+            return this;
+        }
+
+        public Builder remove(String ruleId) {
+            rules.remove(ruleId);
+            return this;
+        }
+
+        public RuleSet build() {
+            Map<List<Object>, Rule> sameMatch = new HashMap<>();
+            for (Rule rule : rules.values()) {
+                Rule twin = sameMatch.putIfAbsent(List.of(rule.group(), rule.match()), rule);
+                if (twin != null) {
+                    throw new InvalidLimitException("ratelimit.rules." + rule.id() + ".match", "Rules '" + twin.id()
+                            + "' and '" + rule.id() + "' are in the same group '" + rule.group() + "' and match the "
+                            + "same requests, so one of them could never apply. Give one a narrower match or "
+                            + "another group.");
+                }
+            }
+            return new RuleSet(this);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+
+/**
+ * A sliding-window counter: at most {@code limit} requests in any {@code window}, approximated from two
+ * fixed-window counters, the previous one weighted by how much of it is still in view. A burst across a window
+ * boundary gets about one limit through, not two as with a fixed window; the approximation assumes the previous
+ * window's requests were spread evenly.
+ *
+ * @param limit requests allowed per window
+ * @param window the window length
+ */
+public record SlidingWindowLimit(long limit, Duration window) implements Limit {
+
+    /** Validates; {@code source} names the settings in messages. */
+    public static SlidingWindowLimit of(String source, long limit, Duration window) {
+        if (limit < 1) {
+            throw new InvalidLimitException(source + "limit", source + "limit must be at least 1 (requests allowed "
+                    + "per window), but was " + limit + ".");
+        }
+        if (window == null || window.toMillis() < 100) {
+            throw new InvalidLimitException(source + "window", source + "window must be a duration of at least 100ms "
+                    + "(for example 1m or 1h), but was " + window + ".");
+        }
+        return new SlidingWindowLimit(limit, window);
+    }
+
+    @Override
+    public long quota() {
+        return limit;
+    }
+
+    /** The current and the previous window are both read, so state lives for two windows. */
+    @Override
+    public Duration stateLifetime() {
+        return window.multipliedBy(2);
+    }
+}

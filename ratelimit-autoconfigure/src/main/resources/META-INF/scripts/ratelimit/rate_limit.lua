@@ -1,0 +1,134 @@
+-- Every rule of one request, decided atomically inside Redis: read, refill, decide and write in one step.
+--
+-- KEYS[i]          the bucket of check i (a hash)
+-- ARGV[1]          slack in milliseconds added to every TTL
+-- ARGV[2 + 5(i-1)] check i: kind, 't' (token bucket) or 'w' (sliding window)
+--      +1          token bucket: capacity          sliding window: limit per window
+--      +2          token bucket: tokens per second  sliding window: window length in milliseconds
+--      +3          cost of this request in tokens
+--      +4          '1' if the check is in shadow (its denial is recorded, never enforced), else '0'
+--
+-- Returns { allowed (1/0), then for each check: allowed (1/0), remaining, retry-after us, reset-after us }.
+--
+-- All or nothing: when a check that is not in shadow denies, nothing is written, so no bucket pays for a refused
+-- request. Otherwise every check that allows spends its cost.
+--
+-- The clock is the store's (TIME, to the microsecond), never a gateway's: a skewed gateway clock cannot refill its
+-- own bucket, and refills are continuous (not whole seconds). Every write sets its TTL in the same script, so no
+-- crash between two calls can leave a key that never expires.
+--
+-- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
+-- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
+-- + slack. The estimate weights the previous window by the share of it still in view.
+
+local slack_ms = tonumber(ARGV[1])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+
+local n = #KEYS
+local results = {}
+local enforced_denial = false
+
+for i = 1, n do
+    local base = 2 + (i - 1) * 5
+    local kind = ARGV[base]
+    local p1 = tonumber(ARGV[base + 1])
+    local p2 = tonumber(ARGV[base + 2])
+    local cost = tonumber(ARGV[base + 3])
+    local shadow = ARGV[base + 4] == '1'
+    local allowed, remaining, retry_us, reset_us, write, ttl
+
+    if kind == 't' then
+        local rate = p2 / 1000000
+        local state = redis.call('HMGET', KEYS[i], 't', 'ts')
+        local tokens = tonumber(state[1])
+        local last = tonumber(state[2])
+        if tokens == nil or last == nil then
+            tokens = p1
+            last = now
+        end
+        tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
+        if tokens >= cost then
+            allowed = 1
+            remaining = tokens - cost
+            retry_us = 0
+            write = { 't', remaining, 'ts', now }
+        else
+            allowed = 0
+            remaining = tokens
+            retry_us = math.ceil((cost - tokens) / rate)
+        end
+        reset_us = math.ceil((p1 - remaining) / rate)
+        ttl = math.ceil(p1 / rate / 1000) + slack_ms
+    else
+        local window_us = p2 * 1000
+        local index = math.floor(now / window_us)
+        local state = redis.call('HMGET', KEYS[i], 'w', 'c', 'p')
+        local w = tonumber(state[1])
+        local cur = tonumber(state[2]) or 0
+        local prev = tonumber(state[3]) or 0
+        if w == nil then
+            cur = 0
+            prev = 0
+        elseif w == index - 1 then
+            prev = cur
+            cur = 0
+        elseif w ~= index then
+            cur = 0
+            prev = 0
+        end
+        local elapsed = (now - index * window_us) / window_us
+        local estimate = prev * (1 - elapsed) + cur
+        if estimate + cost <= p1 then
+            allowed = 1
+            remaining = p1 - estimate - cost
+            retry_us = 0
+            cur = cur + cost
+            write = { 'w', index, 'c', cur, 'p', prev }
+        else
+            allowed = 0
+            remaining = p1 - estimate
+            if cur + cost <= p1 and prev > 0 then
+                retry_us = math.ceil(math.max(0, (1 - (p1 - cur - cost) / prev) - elapsed) * window_us)
+            else
+                local next_needed = 0
+                if cur > 0 then
+                    next_needed = math.max(0, 1 - (p1 - cost) / cur)
+                end
+                retry_us = math.ceil((1 - elapsed + next_needed) * window_us)
+            end
+        end
+        if cur > 0 then
+            reset_us = math.floor((2 - elapsed) * window_us)
+        elseif prev > 0 then
+            reset_us = math.floor((1 - elapsed) * window_us)
+        else
+            reset_us = 0
+        end
+        ttl = 2 * p2 + slack_ms
+    end
+
+    if allowed == 0 and not shadow then
+        enforced_denial = true
+    end
+    results[i] = { allowed, remaining, retry_us, reset_us, write, ttl, cost }
+end
+
+local out = { enforced_denial and 0 or 1 }
+for i = 1, n do
+    local r = results[i]
+    local remaining = r[2]
+    if enforced_denial then
+        if r[1] == 1 then
+            remaining = remaining + r[7]
+        end
+    elseif r[5] then
+        redis.call('HSET', KEYS[i], unpack(r[5]))
+        redis.call('PEXPIRE', KEYS[i], r[6])
+    end
+    out[#out + 1] = r[1]
+    out[#out + 1] = math.floor(math.max(0, remaining))
+    out[#out + 1] = r[3]
+    out[#out + 1] = r[4]
+end
+return out

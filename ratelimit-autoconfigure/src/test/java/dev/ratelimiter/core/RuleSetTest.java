@@ -1,0 +1,111 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static dev.ratelimiter.core.Fixtures.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RuleSetTest {
+
+    private final Limit tenPerSecond = TokenBucketLimit.of("t.", 10, 10, Duration.ofSeconds(1));
+
+    private Rule rule(String id, String group, Match match, Dimension... key) {
+        return new Rule(id, group, match, List.of(key.length == 0 ? new Dimension[] { Dimension.API_KEY } : key),
+                tenPerSecond, 0, Mode.ENFORCE, FailureMode.LOCAL);
+    }
+
+    private Match match(Set<String> routeIds, Set<String> routeClasses, Set<String> tiers, Set<String> apiKeys) {
+        return new Match(routeIds, List.of(), routeClasses, tiers, apiKeys);
+    }
+
+    @Test
+    void mostSpecificRuleOfAGroupAppliesAndEveryGroupApplies() {
+        RuleSet rules = RuleSet.builder("free")
+                .rule(rule("free.default", "tier-default", match(Set.of(), Set.of(), Set.of("free"), Set.of())))
+                .rule(rule("free.reports", "tier-default", match(Set.of(), Set.of("reports"), Set.of("free"), Set.of())))
+                .rule(rule("acme", "tier-default", match(Set.of(), Set.of(), Set.of(), Set.of("acme-key"))))
+                .rule(rule("hourly", "hourly", match(Set.of(), Set.of(), Set.of("free"), Set.of())))
+                .rule(rule("login-cap", "login-cap", match(Set.of("login"), Set.of(), Set.of(), Set.of()), Dimension.ROUTE))
+                .build();
+        assertThat(ids(rules, request("k", "free", "default"))).containsExactly("free.default", "hourly");
+        assertThat(ids(rules, request("k", "free", "reports"))).containsExactly("free.reports", "hourly");
+        assertThat(ids(rules, request("acme-key", "free", "reports"))).containsExactly("acme", "hourly");
+        RequestAttributes login = new RequestAttributes("k", null, null, null, "login", "/login", "default", "free", 1);
+        assertThat(ids(rules, login)).containsExactly("free.default", "hourly", "login-cap");
+    }
+
+    @Test
+    void aRuleNeedingAValueTheRequestLacksDoesNotApply() {
+        RuleSet rules = RuleSet.builder("free")
+                .rule(rule("per-tenant", "per-tenant", Match.ANY, Dimension.TENANT))
+                .build();
+        assertThat(ids(rules, request("k", "free", "default"))).isEmpty();
+        RequestAttributes withTenant = new RequestAttributes("k", null, "t1", null, "api", "/x", "default", "free", 1);
+        assertThat(ids(rules, withTenant)).containsExactly("per-tenant");
+    }
+
+    @Test
+    void pathGlobsMatchWithinAndAcrossSegments() {
+        RuleSet rules = RuleSet.builder("free")
+                .rule(new Rule("orders", "orders", new Match(Set.of(), List.of("/users/*/orders"), Set.of(), Set.of(),
+                        Set.of()), List.of(Dimension.API_KEY), tenPerSecond, 0, Mode.ENFORCE, FailureMode.LOCAL))
+                .build();
+        RequestAttributes hit = new RequestAttributes("k", null, null, null, "api", "/users/42/orders", "default", "free", 1);
+        RequestAttributes miss = new RequestAttributes("k", null, null, null, "api", "/users/42/x/orders", "default",
+                "free", 1);
+        assertThat(ids(rules, hit)).containsExactly("orders");
+        assertThat(ids(rules, miss)).isEmpty();
+    }
+
+    @Test
+    void twoRulesOfOneGroupWithTheSameMatchAreRefused() {
+        assertThatThrownBy(() -> RuleSet.builder("free")
+                .rule(rule("a", "g", Match.ANY))
+                .rule(rule("b", "g", Match.ANY))
+                .build())
+                .isInstanceOf(InvalidLimitException.class)
+                .hasMessageContaining("Rules 'a' and 'b' are in the same group 'g'");
+    }
+
+    @Test
+    void aKeyBelongsToOneTier() {
+        assertThatThrownBy(() -> RuleSet.builder("free").apiKey("acme", "free").apiKey("acme", "pro"))
+                .isInstanceOf(InvalidLimitException.class)
+                .hasMessageContaining("ratelimit.tiers.free.api-keys and ratelimit.tiers.pro.api-keys");
+    }
+
+    @Test
+    void bucketsOfOneClientsRulesSharePartitionAndPerRouteCapsDoNot() {
+        Rule perClient = rule("per-client", "a", Match.ANY);
+        Rule perClientAndRoute = rule("per-client-route", "b", Match.ANY, Dimension.API_KEY, Dimension.ROUTE);
+        Rule perRoute = rule("per-route", "c", Match.ANY, Dimension.ROUTE);
+        RequestAttributes request = request("k", "free", "default");
+        BucketKey a = RateLimitEvaluator.bucketOf(perClient, request);
+        BucketKey b = RateLimitEvaluator.bucketOf(perClientAndRoute, request);
+        BucketKey c = RateLimitEvaluator.bucketOf(perRoute, request);
+        assertThat(a.partition()).isEqualTo(ClientIds.of("k")).isEqualTo(b.partition());
+        assertThat(b.name()).startsWith("per-client-route:");
+        assertThat(c.partition()).isNotEqualTo(a.partition());
+        assertThat(RateLimitEvaluator.bucketOf(perRoute, request("other-client", "free", "default")))
+                .as("a per-route cap is one bucket for every client").isEqualTo(c);
+    }
+
+    @Test
+    void badLimitValuesNameTheSettingAndTheValue() {
+        assertThatThrownBy(() -> TokenBucketLimit.of("ratelimit.tiers.free.limits.default.", 0, 5, Duration.ofSeconds(1)))
+                .isInstanceOf(InvalidLimitException.class)
+                .hasMessage("ratelimit.tiers.free.limits.default.capacity must be at least 1 (the largest burst a "
+                        + "client may send), but was 0.");
+        assertThatThrownBy(() -> SlidingWindowLimit.of("r.", 100, Duration.ofMillis(10)))
+                .hasMessageContaining("r.window must be a duration of at least 100ms");
+    }
+
+    private static List<String> ids(RuleSet rules, RequestAttributes request) {
+        return rules.applicableTo(request).stream().map(Rule::id).toList();
+    }
+}
