@@ -14,8 +14,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/ratelimit}: the rules in force with their version and the switches (GET); one rule (GET
- * {@code /{id}}); add or replace a runtime rule (POST {@code /{id}} with the rule's settings as JSON, the same
- * names as in {@code application.yml} in camelCase); delete a runtime rule (DELETE {@code /{id}}).
+ * {@code /{id}}); add or replace a runtime rule (POST {@code /{id}}, see {@link #put}); delete a runtime rule
+ * (DELETE {@code /{id}}).
  */
 @Endpoint(id = "ratelimit")
 public class RateLimitRulesEndpoint {
@@ -41,14 +41,21 @@ public class RateLimitRulesEndpoint {
         return new WebEndpointResponse<>(admin.describe(rule), 200);
     }
 
+    /**
+     * Adds or replaces a runtime rule. Actuator write operations take a flat JSON object of string (or number)
+     * values, so lists are comma-separated and the match criteria are flattened: {@code {"algorithm":
+     * "token-bucket", "capacity": 100, "refillTokens": 100, "refillPeriod": "1m", "matchApiKeys": "acme-key",
+     * "group": "tier-default"}}.
+     */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> put(@Selector String id, @Nullable String group,
-            @Nullable Object match, @Nullable Object key, @Nullable String algorithm, @Nullable Object capacity,
-            @Nullable Object refillTokens, @Nullable String refillPeriod, @Nullable Object limit,
-            @Nullable String window, @Nullable Object cost, @Nullable String mode, @Nullable String failureMode) {
+            @Nullable String key, @Nullable String algorithm, @Nullable String capacity, @Nullable String refillTokens,
+            @Nullable String refillPeriod, @Nullable String limit, @Nullable String window, @Nullable String cost,
+            @Nullable String mode, @Nullable String failureMode, @Nullable String matchRouteIds,
+            @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
+            @Nullable String matchApiKeys) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("group", group);
-        settings.put("match", match);
         settings.put("key", key);
         settings.put("algorithm", algorithm);
         settings.put("capacity", capacity);
@@ -59,6 +66,11 @@ public class RateLimitRulesEndpoint {
         settings.put("cost", cost);
         settings.put("mode", mode);
         settings.put("failureMode", failureMode);
+        settings.put("match.routeIds", matchRouteIds);
+        settings.put("match.paths", matchPaths);
+        settings.put("match.routeClasses", matchRouteClasses);
+        settings.put("match.tiers", matchTiers);
+        settings.put("match.apiKeys", matchApiKeys);
         return respond(admin.put(id, settings));
     }
 

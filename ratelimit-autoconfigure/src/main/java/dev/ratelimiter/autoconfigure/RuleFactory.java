@@ -45,10 +45,11 @@ final class RuleFactory {
         match.getTiers().forEach(tier -> PolicyNames.requireValid(source + "match.tiers", tier));
         match.getRouteClasses().forEach(routeClass -> PolicyNames.requireValid(source + "match.route-classes", routeClass));
         String group = settings.getGroup() != null ? settings.getGroup() : id;
+        Limit limit = limit(settings, source);
         try {
             return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
-                    match.getTiers(), match.getApiKeys()), settings.getKey(), limit(settings, source),
-                    settings.getCost(), settings.getMode(), settings.getFailureMode());
+                    match.getTiers(), match.getApiKeys()), settings.getKey(), limit, settings.getCost(),
+                    settings.getMode(), settings.getFailureMode());
         }
         catch (InvalidLimitException ex) {
             throw new InvalidLimitException(source + ex.setting(), ex.getMessage().replace("rule '" + id + "' ",

@@ -81,6 +81,8 @@ public final class RuleSync implements SmartLifecycle {
                 .concatMap(version -> version > runtime.version() ? refresh() : Mono.empty())
                 .subscribe());
         subscriptions.add(Flux.interval(pollInterval, pollInterval)
+                // A poll slower than the interval (a store timing out) skips ticks instead of failing the loop.
+                .onBackpressureDrop()
                 .concatMap(tick -> Mono.defer(store::version).timeout(STORE_TIMEOUT)
                         .flatMap(version -> version != runtime.version() || status.stale() ? refresh() : Mono.empty())
                         .onErrorResume(failure -> {
@@ -103,9 +105,11 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     private synchronized RuleSet apply(RuntimeRules loaded) {
-        if (loaded.version() < runtime.version()) {
+        if (loaded.version() == runtime.version() && status.state() == State.IN_SYNC) {
             return holder.get();
         }
+        // Any other version is applied, lower ones too: a Redis that lost its data starts counting again at 1, and
+        // its (empty) runtime rules are then the truth. A load overtaken by a newer one is put right by the next poll.
         try {
             RuleSet next = factory.create(loaded);
             holder.replace(next);
