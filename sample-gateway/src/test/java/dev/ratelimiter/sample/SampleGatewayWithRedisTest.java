@@ -14,7 +14,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The sample with Redis answering: buckets live in Redis, where every instance would share them. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "management.server.port=0")
 class SampleGatewayWithRedisTest {
 
     @RegisterExtension
@@ -36,8 +36,10 @@ class SampleGatewayWithRedisTest {
         client.get().uri("/api/hello").header("X-API-Key", "demo").exchange()
                 .expectStatus().isOk()
                 .expectHeader().valueEquals("X-RateLimit-Remaining", "9");
-        String keys = redis.command("KEYS", "rl:*").trim();
-        assertThat(keys).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default");
-        assertThat(redis.command("HGET", keys, "t")).startsWith("9");
+        String bucket = redis.command("KEYS", "rl:*:free.default").trim();
+        assertThat(bucket).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default");
+        assertThat(redis.command("HGET", bucket, "t")).startsWith("9");
+        String quota = redis.command("KEYS", "rl:*:free-hourly").trim();
+        assertThat(redis.command("HGET", quota, "c")).as("the hourly quota counted the request too").isEqualTo("1");
     }
 }

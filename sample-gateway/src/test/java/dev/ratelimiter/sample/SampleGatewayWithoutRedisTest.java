@@ -21,7 +21,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The sample on a fresh machine: no Redis anywhere, and still a working, limiting gateway. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "management.server.port=0")
 @ExtendWith(OutputCaptureExtension.class)
 class SampleGatewayWithoutRedisTest {
 
