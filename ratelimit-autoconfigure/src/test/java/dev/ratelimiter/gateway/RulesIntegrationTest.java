@@ -203,6 +203,27 @@ class RulesIntegrationTest {
     }
 
     @Test
+    void changingALimitAtRuntimeKeepsTheBucketsState() {
+        for (int i = 0; i < 3; i++) {
+            get("/quota/z", "changer");
+        }
+        client.post().uri("/actuator/ratelimit/hourly").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("algorithm", "sliding-window", "limit", 10, "window", "1h", "matchRouteIds", "quota"))
+                .exchange().expectStatus().isOk();
+        try {
+            EntityExchangeResult<String> after = get("/quota/z", "changer");
+            assertThat(after.getResponseHeaders().getFirst("RateLimit-Policy")).contains("\"hourly\";q=10;w=3600");
+            assertThat(after.getResponseHeaders().getFirst("X-RateLimit-Remaining"))
+                    .as("the three earlier requests still count under the new limit").isEqualTo("6");
+        }
+        finally {
+            client.delete().uri("/actuator/ratelimit/hourly").exchange().expectStatus().isOk();
+        }
+        client.get().uri("/actuator/ratelimit/hourly").exchange().expectBody()
+                .jsonPath("$.limit").isEqualTo(8).jsonPath("$.source").isEqualTo("configuration");
+    }
+
+    @Test
     void configuredRulesCannotBeDeletedOnlyReplaced() {
         client.delete().uri("/actuator/ratelimit/hourly").exchange().expectStatus().isEqualTo(409);
         client.delete().uri("/actuator/ratelimit/no-such-rule").exchange().expectStatus().isNotFound();
