@@ -1,5 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.LiveInstances;
+import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,14 +49,38 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
     @ConditionalOnBean(RuleSync.class)
     @ConditionalOnEnabledHealthIndicator("ratelimit")
-    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync) {
-        return new RateLimitHealthIndicator(sync);
+    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, RateLimitStore store, LiveInstances instances) {
+        return new RateLimitHealthIndicator(sync, store, instances);
     }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
     @ConditionalOnBean(MeterRegistry.class)
     static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean(StoreMetrics.class)
+        StoreMetrics micrometerStoreMetrics(MeterRegistry registry) {
+            return new MicrometerStoreMetrics(registry);
+        }
+
+        @Bean
+        @ConditionalOnBean(RateLimitStore.class)
+        MeterBinder rateLimitBreakerMetrics(RateLimitStore store) {
+            return registry -> {
+                if (store instanceof FailSafeStore failSafe) {
+                    Gauge.builder("ratelimit.store.breaker.state", failSafe,
+                            s -> switch (s.breaker().getState()) {
+                                case CLOSED -> 0;
+                                case OPEN, FORCED_OPEN -> 1;
+                                case HALF_OPEN -> 2;
+                                default -> 3;
+                            })
+                            .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open, 3 other")
+                            .register(registry);
+                }
+            };
+        }
 
         @Bean
         @ConditionalOnMissingBean(VerdictListener.class)

@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RateLimitStore;
@@ -49,6 +50,12 @@ public final class RateLimitAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitStore rateLimitStore(RateLimitProperties properties) {
         return new LocalBucketStore(properties.getStore().getLocalMaxKeys());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LiveInstances rateLimitLiveInstances() {
+        return LiveInstances.SINGLE;
     }
 
     @Bean

@@ -1,5 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.LiveInstances;
+import dev.ratelimiter.core.RateLimitStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -11,9 +15,13 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 final class RateLimitHealthIndicator implements HealthIndicator {
 
     private final RuleSync sync;
+    private final RateLimitStore store;
+    private final LiveInstances instances;
 
-    RateLimitHealthIndicator(RuleSync sync) {
+    RateLimitHealthIndicator(RuleSync sync, RateLimitStore store, LiveInstances instances) {
         this.sync = sync;
+        this.store = store;
+        this.instances = instances;
     }
 
     @Override
@@ -23,7 +31,18 @@ final class RateLimitHealthIndicator implements HealthIndicator {
                 .withDetail("rulesVersion", status.version())
                 .withDetail("ruleStore", status.state())
                 .withDetail("rulesStale", status.stale())
-                .withDetail("killSwitch", sync.rulesInForce().killSwitch());
+                .withDetail("killSwitch", sync.rulesInForce().killSwitch())
+                .withDetail("liveInstances", instances.count());
+        if (store instanceof FailSafeStore failSafe) {
+            CircuitBreaker.State state = failSafe.breaker().getState();
+            health.withDetail("store", "redis")
+                    .withDetail("breaker", state)
+                    .withDetail("decidingWithoutStore", state != CircuitBreaker.State.CLOSED)
+                    .withDetail("fallbackDecisions", failSafe.fallbackDecisions());
+        }
+        else {
+            health.withDetail("store", "memory");
+        }
         if (status.lastSync() != null) {
             health.withDetail("lastSync", status.lastSync().toString());
         }

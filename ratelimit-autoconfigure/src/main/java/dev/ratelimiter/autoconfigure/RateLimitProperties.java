@@ -222,7 +222,7 @@ public class RateLimitProperties {
         private StoreType type = StoreType.AUTO;
 
         /**
-         * Longest a decision waits for Redis before deciding from this instance's memory instead. Never retried.
+         * Longest a decision waits for Redis before deciding by each rule's failure mode instead. Never retried.
          */
         private Duration timeout = Duration.ofMillis(5);
 
@@ -230,6 +230,18 @@ public class RateLimitProperties {
          * Longest the start-up check waits for Redis: one decision that opens the connection and loads the script.
          */
         private Duration startupProbeTimeout = Duration.ofSeconds(2);
+
+        /**
+         * Name of the circuit breaker in front of Redis. Configure it with resilience4j.circuitbreaker.instances.<name>.*;
+         * unless configured there, it opens when half of the last 20 calls failed or timed out and tries Redis again
+         * after 2 seconds.
+         */
+        private String breakerName = "ratelimit-redis";
+
+        /**
+         * How often each instance announces itself in Redis; the live count sizes the fallback buckets.
+         */
+        private Duration heartbeatInterval = Duration.ofSeconds(5);
 
         /**
          * Prefix of every Redis key the limiter writes.
@@ -263,6 +275,22 @@ public class RateLimitProperties {
 
         public void setStartupProbeTimeout(Duration startupProbeTimeout) {
             this.startupProbeTimeout = startupProbeTimeout;
+        }
+
+        public String getBreakerName() {
+            return breakerName;
+        }
+
+        public void setBreakerName(String breakerName) {
+            this.breakerName = breakerName;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
         }
 
         public String getKeyPrefix() {

@@ -6,13 +6,19 @@ import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleStore;
-import dev.ratelimiter.core.StoreWithLocalFallback;
+import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.LiveInstances;
+import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.redis.InstanceHeartbeats;
 import dev.ratelimiter.redis.RateLimitScript;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.redis.RedisRuleStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -21,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -31,7 +38,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * configured and {@code ratelimit.store.type} is not {@code memory}. Each decision is one atomic script call guarded
  * by {@code ratelimit.store.timeout}; a slow or failing Redis is bridged by deciding from this instance's memory.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
+        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration" })
 @ConditionalOnClass(ReactiveStringRedisTemplate.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @Conditional(OnRedisStoreCondition.class)
@@ -75,11 +83,27 @@ public final class RateLimitRedisAutoConfiguration {
         return new RateLimitRedis(template, store, answered || settings.getType() == RateLimitProperties.StoreType.REDIS);
     }
 
+    @Bean(initMethod = "start", destroyMethod = "stop")
+    @ConditionalOnMissingBean
+    InstanceHeartbeats rateLimitInstanceHeartbeats(RateLimitRedis redis, RedisKeys keys,
+            RateLimitProperties properties) {
+        return new InstanceHeartbeats(redis.template(), keys, properties.getStore().getHeartbeatInterval());
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    RateLimitStore rateLimitStore(RateLimitRedis redis, RateLimitProperties properties) {
-        LocalBucketStore local = new LocalBucketStore(properties.getStore().getLocalMaxKeys());
-        return redis.use() ? new StoreWithLocalFallback(redis.store(), local, properties.getStore().getTimeout()) : local;
+    RateLimitStore rateLimitStore(RateLimitRedis redis, RateLimitProperties properties, LiveInstances instances,
+            ObjectProvider<CircuitBreakerRegistry> breakers, ObjectProvider<StoreMetrics> metrics,
+            Environment environment) {
+        RateLimitProperties.Store settings = properties.getStore();
+        LocalBucketStore local = new LocalBucketStore(settings.getLocalMaxKeys());
+        if (!redis.use()) {
+            return local;
+        }
+        CircuitBreaker breaker = StoreBreaker.of(breakers.getIfAvailable(CircuitBreakerRegistry::ofDefaults),
+                settings.getBreakerName(), environment);
+        return new FailSafeStore(redis.store(), local, settings.getTimeout(), breaker, instances,
+                metrics.getIfAvailable(() -> StoreMetrics.NONE));
     }
 
     @Bean

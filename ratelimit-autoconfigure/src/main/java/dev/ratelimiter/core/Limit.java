@@ -15,4 +15,7 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit {
 
     /** How long the store must keep this limit's state after the last request for no decision to change. */
     Duration stateLifetime();
+
+    /** This limit with its amounts multiplied by {@code factor} (at least 1 each); the timing stays. */
+    Limit scaled(double factor);
 }

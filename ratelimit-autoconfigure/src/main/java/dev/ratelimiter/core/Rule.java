@@ -37,6 +37,12 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
         key = List.copyOf(key);
     }
 
+    /** This rule with another limit, e.g. the fair share a fallback bucket holds. */
+    public Rule withLimit(Limit other) {
+        return new Rule(id, group, match, key, other, Math.min(cost, (int) Math.min(Integer.MAX_VALUE, other.quota())),
+                mode, failureMode);
+    }
+
     /** Tokens a request costs under this rule. */
     public int costOf(RequestAttributes request) {
         return cost > 0 ? cost : Math.max(1, request.cost());

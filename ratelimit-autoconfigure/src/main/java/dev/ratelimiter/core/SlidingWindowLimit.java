@@ -31,6 +31,11 @@ public record SlidingWindowLimit(long limit, Duration window) implements Limit {
         return limit;
     }
 
+    @Override
+    public SlidingWindowLimit scaled(double factor) {
+        return new SlidingWindowLimit(Math.max(1, (long) Math.ceil(limit * factor)), window);
+    }
+
     /** The current and the previous window are both read, so state lives for two windows. */
     @Override
     public Duration stateLifetime() {

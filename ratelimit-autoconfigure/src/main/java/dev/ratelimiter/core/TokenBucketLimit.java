@@ -45,6 +45,12 @@ public record TokenBucketLimit(long capacity, long refillTokens, Duration refill
         return Duration.ofNanos((long) Math.ceil(capacity * 1e9 / tokensPerSecond()));
     }
 
+    @Override
+    public TokenBucketLimit scaled(double factor) {
+        return new TokenBucketLimit(Math.max(1, (long) Math.ceil(capacity * factor)),
+                Math.max(1, (long) Math.ceil(refillTokens * factor)), refillPeriod);
+    }
+
     /** A bucket idle for its time to fill is full again, so forgetting it changes nothing. */
     @Override
     public Duration stateLifetime() {

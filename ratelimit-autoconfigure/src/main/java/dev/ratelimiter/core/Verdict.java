@@ -31,7 +31,9 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
         /** No rule applies to the request. */
         NO_RULE,
         /** The global kill switch hard-allows every request. */
-        KILL_SWITCH
+        KILL_SWITCH,
+        /** The store could not answer and a rule that fails closed applies: the request is refused with 503. */
+        STORE_UNAVAILABLE
     }
 
     public Verdict {
@@ -41,6 +43,11 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
     public static Verdict evaluated(List<RuleOutcome> outcomes, Source source) {
         return new Verdict(outcomes.stream().noneMatch(RuleOutcome::enforcedDenial), outcomes, source,
                 Reason.EVALUATED);
+    }
+
+    /** Refused because a rule that fails closed could not be checked; {@code outcomes} hold those rules. */
+    public static Verdict unavailable(List<RuleOutcome> outcomes) {
+        return new Verdict(false, outcomes, Source.NONE, Reason.STORE_UNAVAILABLE);
     }
 
     public static Verdict unlimited(Reason reason) {

@@ -34,6 +34,18 @@ final class ProblemResponses {
         return write(exchange, HttpStatus.TOO_MANY_REQUESTS, body);
     }
 
+    /** 503 for a request that a fail-closed rule could not check: the limiter, not the client, is the cause. */
+    static Mono<Void> unavailable(ServerWebExchange exchange, RuleOutcome limiting) {
+        long retryAfter = RateLimitHeaders.retryAfterSeconds(limiting);
+        exchange.getResponse().getHeaders().set("Retry-After", String.valueOf(retryAfter));
+        String body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+                + "\"detail\":" + quote("Rate limit '" + limiting.rule().id() + "' cannot be checked right now; "
+                        + "retry after " + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".")
+                + ",\"error\":\"limiter_unavailable\",\"retryAfter\":" + retryAfter
+                + ",\"policy\":" + quote(limiting.rule().id()) + "}";
+        return write(exchange, HttpStatus.SERVICE_UNAVAILABLE, body);
+    }
+
     /** The configured answer (401 by default) for a request that carries no API key. */
     static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {

@@ -60,6 +60,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         RequestAttributes request = attributes(exchange, headers, apiKey);
         return evaluator.check(request)
+                // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other
+                // filters, the proxying) belongs on this connection's own event loop.
+                .publishOn(EventLoops.of(exchange))
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must not become an outage of the API behind it.
@@ -72,6 +75,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,
             GatewayFilterChain chain) {
         listener.onVerdict(request, verdict);
+        if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
+            return ProblemResponses.unavailable(exchange, verdict.limiting().orElseThrow());
+        }
         RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond());
         if (verdict.allowed()) {
             return chain.filter(exchange);

@@ -6,7 +6,7 @@ import java.net.ServerSocket;
 
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
-import dev.ratelimiter.core.StoreWithLocalFallback;
+import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -40,7 +40,7 @@ class RateLimitRedisAutoConfigurationTest {
     @Test
     void withRedisAnsweringBucketsLiveInRedisBehindATimeout() {
         runner.withPropertyValues("spring.data.redis.url=" + redis.url()).run(context -> {
-            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(StoreWithLocalFallback.class);
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(FailSafeStore.class);
             assertThat(context.getBean(RedisKeys.class).pattern()).isEqualTo("rl:*");
         });
     }
@@ -60,7 +60,7 @@ class RateLimitRedisAutoConfigurationTest {
     void redisModeKeepsRedisEvenWhenItIsDownAtStartup() throws IOException {
         runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + closedPort(),
                 "ratelimit.store.type=redis").run(context ->
-                        assertThat(context).getBean(RateLimitStore.class).isInstanceOf(StoreWithLocalFallback.class));
+                        assertThat(context).getBean(RateLimitStore.class).isInstanceOf(FailSafeStore.class));
     }
 
     @Test
