@@ -67,19 +67,16 @@ public final class RateLimitActuatorAutoConfiguration {
         @Bean
         @ConditionalOnBean(RateLimitStore.class)
         MeterBinder rateLimitBreakerMetrics(RateLimitStore store) {
-            return registry -> {
-                if (store instanceof FailSafeStore failSafe) {
-                    Gauge.builder("ratelimit.store.breaker.state", failSafe,
+            return registry -> store.find(FailSafeStore.class).ifPresent(failSafe -> Gauge
+                    .builder("ratelimit.store.breaker.state", failSafe,
                             s -> switch (s.breaker().getState()) {
                                 case CLOSED -> 0;
                                 case OPEN, FORCED_OPEN -> 1;
                                 case HALF_OPEN -> 2;
                                 default -> 3;
                             })
-                            .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open, 3 other")
-                            .register(registry);
-                }
-            };
+                    .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open, 3 other")
+                    .register(registry));
         }
 
         @Bean

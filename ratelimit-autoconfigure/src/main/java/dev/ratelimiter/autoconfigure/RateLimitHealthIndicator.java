@@ -33,7 +33,8 @@ final class RateLimitHealthIndicator implements HealthIndicator {
                 .withDetail("rulesStale", status.stale())
                 .withDetail("killSwitch", sync.rulesInForce().killSwitch())
                 .withDetail("liveInstances", instances.count());
-        if (store instanceof FailSafeStore failSafe) {
+        FailSafeStore failSafe = store.find(FailSafeStore.class).orElse(null);
+        if (failSafe != null) {
             CircuitBreaker.State state = failSafe.breaker().getState();
             health.withDetail("store", "redis")
                     .withDetail("breaker", state)

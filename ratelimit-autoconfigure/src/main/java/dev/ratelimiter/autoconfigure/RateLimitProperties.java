@@ -239,6 +239,17 @@ public class RateLimitProperties {
         private String breakerName = "ratelimit-redis";
 
         /**
+         * How often each instance settles its shares of local-mode buckets with Redis (one call for all keys).
+         */
+        private Duration settleInterval = Duration.ofMillis(100);
+
+        /**
+         * Whether a bucket that refused a request is answered from memory until its retry time (at most 1 s) without
+         * asking Redis.
+         */
+        private boolean denialCache = true;
+
+        /**
          * How often each instance announces itself in Redis; the live count sizes the fallback buckets.
          */
         private Duration heartbeatInterval = Duration.ofSeconds(5);
@@ -275,6 +286,22 @@ public class RateLimitProperties {
 
         public void setStartupProbeTimeout(Duration startupProbeTimeout) {
             this.startupProbeTimeout = startupProbeTimeout;
+        }
+
+        public Duration getSettleInterval() {
+            return settleInterval;
+        }
+
+        public void setSettleInterval(Duration settleInterval) {
+            this.settleInterval = settleInterval;
+        }
+
+        public boolean isDenialCache() {
+            return denialCache;
+        }
+
+        public void setDenialCache(boolean denialCache) {
+            this.denialCache = denialCache;
         }
 
         public String getBreakerName() {

@@ -1,12 +1,18 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.DenialCache;
 import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.LeaseStore;
+import dev.ratelimiter.core.ModeRoutingStore;
+import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.core.WithoutStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.redis.InstanceHeartbeats;
@@ -14,6 +20,7 @@ import dev.ratelimiter.redis.RateLimitScript;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.redis.RedisRuleStore;
+import dev.ratelimiter.redis.RedisSettleClient;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import org.slf4j.Logger;
@@ -80,7 +87,8 @@ public final class RateLimitRedisAutoConfiguration {
             logger.warn("Redis is not reachable ({}) at start-up; deciding from this instance's memory until it "
                     + "answers.", where);
         }
-        return new RateLimitRedis(template, store, answered || settings.getType() == RateLimitProperties.StoreType.REDIS);
+        return new RateLimitRedis(template, store, keys, cluster,
+                answered || settings.getType() == RateLimitProperties.StoreType.REDIS);
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")
@@ -102,8 +110,24 @@ public final class RateLimitRedisAutoConfiguration {
         }
         CircuitBreaker breaker = StoreBreaker.of(breakers.getIfAvailable(CircuitBreakerRegistry::ofDefaults),
                 settings.getBreakerName(), environment);
-        return new FailSafeStore(redis.store(), local, settings.getTimeout(), breaker, instances,
-                metrics.getIfAvailable(() -> StoreMetrics.NONE));
+        StoreMetrics storeMetrics = metrics.getIfAvailable(() -> StoreMetrics.NONE);
+        FailSafeStore failSafe = new FailSafeStore(redis.store(), local, settings.getTimeout(), breaker, instances,
+                storeMetrics);
+        RateLimitStore exact = settings.isDenialCache() ? new DenialCache(failSafe, settings.getLocalMaxKeys())
+                : failSafe;
+        WithoutStore withoutStore = new WithoutStore(new LocalBucketStore(settings.getLocalMaxKeys()), instances,
+                storeMetrics, () -> Duration.ofSeconds(1));
+        Duration interval = settings.getSettleInterval();
+        LeaseStore leases = new LeaseStore(new RedisSettleClient(redis.template(), redis.keys(),
+                interval.multipliedBy(10), redis.cluster()), withoutStore, instances, interval,
+                settings.getLocalMaxKeys(), System::nanoTime);
+        return new ModeRoutingStore(exact, leases);
+    }
+
+    @Bean(initMethod = "start", destroyMethod = "stop")
+    @ConditionalOnMissingBean
+    SettleLoop rateLimitSettleLoop(RateLimitStore store, RateLimitProperties properties) {
+        return new SettleLoop(store.find(LeaseStore.class).orElse(null), properties.getStore().getSettleInterval());
     }
 
     @Bean
@@ -115,8 +139,11 @@ public final class RateLimitRedisAutoConfiguration {
     /**
      * @param template the limiter's own template (string keys and values)
      * @param store the Redis bucket store
+     * @param keys key names
+     * @param cluster whether Redis is a cluster (scripts are split by slot)
      * @param use whether to use Redis (false: it did not answer at start-up in auto mode)
      */
-    record RateLimitRedis(ReactiveStringRedisTemplate template, RedisRateLimitStore store, boolean use) {
+    record RateLimitRedis(ReactiveStringRedisTemplate template, RedisRateLimitStore store, RedisKeys keys,
+            boolean cluster, boolean use) {
     }
 }

@@ -49,7 +49,7 @@ final class RuleFactory {
         try {
             return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
                     match.getTiers(), match.getApiKeys()), settings.getKey(), limit, settings.getCost(),
-                    settings.getMode(), settings.getFailureMode());
+                    settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards());
         }
         catch (InvalidLimitException ex) {
             throw new InvalidLimitException(source + ex.setting(), ex.getMessage().replace("rule '" + id + "' ",

@@ -8,6 +8,7 @@ import java.util.Set;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.StoreMode;
 
 /**
  * One rule as written in configuration or sent to the operator API: a limit, which requests it applies to, and
@@ -41,7 +42,35 @@ public class RuleProperties extends LimitProperties {
      */
     private FailureMode failureMode = FailureMode.LOCAL;
 
+    /**
+     * Where the rule is decided: exact (one store script per request) or local (this instance's share, settled with
+     * the store every settle interval; token buckets only).
+     */
+    private StoreMode storeMode = StoreMode.EXACT;
+
+    /**
+     * Hot-key protection: split each bucket into this many sub-buckets over different Redis slots, each holding
+     * limit / shards; callers are hashed to one of them. 1 does not split.
+     */
+    private int shards = 1;
+
     private final Match match = new Match();
+
+    public StoreMode getStoreMode() {
+        return storeMode;
+    }
+
+    public void setStoreMode(StoreMode storeMode) {
+        this.storeMode = storeMode;
+    }
+
+    public int getShards() {
+        return shards;
+    }
+
+    public void setShards(int shards) {
+        this.shards = shards;
+    }
 
     public String getGroup() {
         return group;

@@ -1,10 +1,7 @@
 package dev.ratelimiter.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,15 +30,12 @@ public final class FailSafeStore implements RateLimitStore {
     private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
 
     private final RateLimitStore store;
-    private final LocalBucketStore fallback;
     private final Duration timeout;
     private final CircuitBreaker breaker;
-    private final LiveInstances instances;
     private final StoreMetrics metrics;
-    private final Map<String, Rule[]> fairShares = new ConcurrentHashMap<>();
+    private final WithoutStore withoutStore;
     private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
     private final AtomicLong fallbackDecisions = new AtomicLong();
-    private volatile int sharesSizedFor;
 
     public FailSafeStore(RateLimitStore store, LocalBucketStore fallback, Duration timeout, CircuitBreaker breaker,
             LiveInstances instances, StoreMetrics metrics) {
@@ -49,11 +43,10 @@ public final class FailSafeStore implements RateLimitStore {
             throw new IllegalArgumentException("store timeout must be positive, but was " + timeout);
         }
         this.store = store;
-        this.fallback = fallback;
         this.timeout = timeout;
         this.breaker = breaker;
-        this.instances = instances;
         this.metrics = metrics;
+        this.withoutStore = new WithoutStore(fallback, instances, metrics, this::retryAfterWhenClosed);
     }
 
     @Override
@@ -85,64 +78,12 @@ public final class FailSafeStore implements RateLimitStore {
     private Verdict decideWithoutStore(List<Check> checks, Throwable failure) {
         fallbackDecisions.incrementAndGet();
         warnOccasionally(failure);
-        List<RuleOutcome> refused = new ArrayList<>();
-        for (Check check : checks) {
-            if (check.rule().failureMode() == FailureMode.CLOSED && !check.shadow()) {
-                refused.add(new RuleOutcome(check, false, 0, retryAfterWhenClosed(), Duration.ZERO));
-            }
-        }
-        if (!refused.isEmpty()) {
-            refused.forEach(outcome -> metrics.fallbackDecision(FailureMode.CLOSED));
-            return Verdict.unavailable(refused);
-        }
-        List<Check> local = new ArrayList<>();
-        for (Check check : checks) {
-            if (check.rule().failureMode() == FailureMode.LOCAL) {
-                local.add(new Check(fairShare(check.rule()), check.bucket(), check.cost(), check.shadow()));
-            }
-        }
-        List<RuleOutcome> localOutcomes = local.isEmpty() ? List.of() : fallback.evaluateNow(local).outcomes();
-        List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
-        int next = 0;
-        for (Check check : checks) {
-            FailureMode mode = check.rule().failureMode();
-            metrics.fallbackDecision(mode == FailureMode.CLOSED ? FailureMode.OPEN : mode);
-            if (mode == FailureMode.LOCAL) {
-                outcomes.add(localOutcomes.get(next++));
-            }
-            else {
-                // Open (or a closed rule in shadow): allowed, and the bucket is reported whole since nothing counted it.
-                outcomes.add(new RuleOutcome(check, true, check.rule().limit().quota(), Duration.ZERO, Duration.ZERO));
-            }
-        }
-        return Verdict.evaluated(outcomes, Verdict.Source.LOCAL);
-    }
-
-    /** The rule with its limit cut to this instance's doubled fair share, cached until the instance count changes. */
-    private Rule fairShare(Rule rule) {
-        int count = Math.max(1, instances.count());
-        if (count != sharesSizedFor) {
-            fairShares.clear();
-            sharesSizedFor = count;
-        }
-        double factor = Math.min(1.0, 2.0 / count);
-        if (factor >= 1.0) {
-            return rule;
-        }
-        // Keyed by id and checked by identity: hashing a rule with thousands of customer keys per request would cost.
-        Rule[] cached = fairShares.get(rule.id());
-        if (cached == null || cached[0] != rule) {
-            cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(factor)) };
-            fairShares.put(rule.id(), cached);
-        }
-        return cached[1];
+        return withoutStore.decide(checks);
     }
 
     private Duration retryAfterWhenClosed() {
-        Duration wait = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1) > 0
-                ? Duration.ofMillis(breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1))
-                : Duration.ofSeconds(1);
-        return wait.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : wait;
+        long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
+        return Duration.ofMillis(Math.max(1_000, waitMillis));
     }
 
     /** Decisions made without the store since start. */
@@ -162,7 +103,7 @@ public final class FailSafeStore implements RateLimitStore {
                     : failure instanceof TimeoutException ? "no answer within " + timeout : failure.toString();
             logger.warn("Rate-limit store unavailable ({}); deciding by each rule's failure mode until it answers "
                     + "again ({} decisions so far, {} live instances)", reason, fallbackDecisions.get(),
-                    instances.count());
+                    withoutStore.liveInstances());
         }
     }
 }

@@ -2,6 +2,8 @@ package dev.ratelimiter.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import reactor.core.publisher.Mono;
@@ -14,6 +16,7 @@ public final class RateLimitEvaluator {
 
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
+    private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
 
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store) {
         this.rules = rules;
@@ -39,9 +42,43 @@ public final class RateLimitEvaluator {
         List<Check> checks = new ArrayList<>(applicable.size());
         for (Rule rule : applicable) {
             boolean shadow = rule.mode() == Mode.SHADOW || !tierEnforced;
-            checks.add(new Check(rule, bucketOf(rule, request), rule.costOf(request), shadow));
+            if (rule.shards() > 1) {
+                checks.add(shardCheck(rule, request, shadow));
+            }
+            else {
+                checks.add(new Check(rule, bucketOf(rule, request), rule.costOf(request), shadow));
+            }
         }
         return store.evaluate(checks);
+    }
+
+    /**
+     * Hot keys: a very large tenant's bucket split into {@code shards} sub-buckets over different store slots
+     * ({@code rl:{tenant#0..15}}), each holding limit ÷ shards. The caller — the finest identity the request has — is
+     * hashed to one of them, so one key's load spreads over shards, at a cost: a caller landing on a busy shard is
+     * refused while others still have room, so the tenant can be held below its real limit when its callers are few
+     * or uneven.
+     */
+    private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow) {
+        BucketKey whole = bucketOf(rule, request);
+        String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
+        int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
+        BucketKey bucket = new BucketKey(ClientIds.of(whole.partition() + "#" + shard), whole.name());
+        Rule[] cached = shardRules.get(rule.id());
+        if (cached == null || cached[0] != rule) {
+            cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
+            shardRules.put(rule.id(), cached);
+        }
+        return new Check(cached[1], bucket, rule.costOf(request), shadow);
+    }
+
+    private static String firstNonNull(String... values) {
+        for (String value : values) {
+            if (value != null) {
+                return value;
+            }
+        }
+        return "";
     }
 
     /**

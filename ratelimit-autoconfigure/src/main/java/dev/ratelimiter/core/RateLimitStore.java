@@ -1,6 +1,7 @@
 package dev.ratelimiter.core;
 
 import java.util.List;
+import java.util.Optional;
 
 import reactor.core.publisher.Mono;
 
@@ -14,4 +15,9 @@ public interface RateLimitStore {
 
     /** The verdict, with outcomes in the order of {@code checks}. */
     Mono<Verdict> evaluate(List<Check> checks);
+
+    /** This store, or a store it delegates to, of the given type (for health and metrics to look inside). */
+    default <T> Optional<T> find(Class<T> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
+    }
 }

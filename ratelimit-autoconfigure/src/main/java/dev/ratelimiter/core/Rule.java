@@ -14,9 +14,18 @@ import java.util.List;
  * @param cost tokens a request costs under this rule, or 0 to use the route's cost
  * @param mode enforce or shadow
  * @param failureMode what to do when the store cannot answer
+ * @param storeMode exact (a script per request) or local (shares settled every interval)
+ * @param shards hot-key protection: each bucket split into this many sub-buckets over different store slots, each
+ * holding limit ÷ shards; callers are hashed to one of them (1: not split)
  */
 public record Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
-        FailureMode failureMode) {
+        FailureMode failureMode, StoreMode storeMode, int shards) {
+
+    /** An exact, unsharded rule. */
+    public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
+            FailureMode failureMode) {
+        this(id, group, match, key, limit, cost, mode, failureMode, StoreMode.EXACT, 1);
+    }
 
     public Rule {
         String source = "rule '" + id + "'";
@@ -34,13 +43,25 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
             throw new InvalidLimitException("cost", source + " cost " + cost + " is more than its quota "
                     + limit.quota() + "; such a request could never pass.");
         }
+        if (storeMode == StoreMode.LOCAL && !(limit instanceof TokenBucketLimit)) {
+            throw new InvalidLimitException("store-mode", source + " has store-mode local, which settles token "
+                    + "buckets only; use algorithm token-bucket or store-mode exact.");
+        }
+        if (shards < 1 || shards > 1024) {
+            throw new InvalidLimitException("shards", source + " shards must be between 1 and 1024, but was "
+                    + shards + ".");
+        }
+        if (shards > 1 && limit.quota() < shards) {
+            throw new InvalidLimitException("shards", source + " splits a quota of " + limit.quota() + " into "
+                    + shards + " shards; each shard needs at least 1.");
+        }
         key = List.copyOf(key);
     }
 
     /** This rule with another limit, e.g. the fair share a fallback bucket holds. */
     public Rule withLimit(Limit other) {
         return new Rule(id, group, match, key, other, Math.min(cost, (int) Math.min(Integer.MAX_VALUE, other.quota())),
-                mode, failureMode);
+                mode, failureMode, storeMode, 1);
     }
 
     /** Tokens a request costs under this rule. */

@@ -1,0 +1,240 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * Local mode: each instance decides from its own share of every bucket and settles with the store once per interval,
+ * in one call for all keys ({@link #settle()}). No store call is made on the request path, so store calls per
+ * instance are bounded by the settle rate whatever the traffic, refusals included.
+ *
+ * <p>The store holds each bucket's pool and hands it out: shares are taken from the pool when granted, so the pool
+ * plus every instance's share never exceeds the bucket, and a client never gets more than its quota. Each instance's
+ * share is sized by the traffic it saw in the last interval; an instance holding more than its share gives the rest
+ * back. When a client's traffic moves between instances, the new instance may refuse a little early until the next
+ * settle — the price of keeping the store off the request path.
+ *
+ * <p>A key seen for the first time has no share yet. Until its first settle, the instance may spend a provisional
+ * capacity ÷ live instances, which the store deducts at the settle. Across the fleet that is at most one full bucket
+ * for a key new everywhere, which a new key has; a key already busy on other instances can be overspent once by
+ * that provisional amount, which the store records as debt repaid from later refills.
+ *
+ * <p>When settling has failed for three intervals, decisions fall to {@link WithoutStore} (each rule's failure mode).
+ */
+public final class LeaseStore {
+
+    private static final Logger logger = LoggerFactory.getLogger(LeaseStore.class);
+    private static final Comparator<Check> LOCK_ORDER = Comparator.comparing((Check c) -> c.bucket().partition())
+            .thenComparing(c -> c.bucket().name());
+
+    private final SettleClient client;
+    private final WithoutStore withoutStore;
+    private final LiveInstances instances;
+    private final Duration interval;
+    private final LongSupplier nanoClock;
+    private final Cache<BucketKey, Share> shares;
+    private volatile long lastSettledNanos;
+    private volatile boolean settling;
+
+    public LeaseStore(SettleClient client, WithoutStore withoutStore, LiveInstances instances, Duration interval,
+            long maxKeys, LongSupplier nanoClock) {
+        this.client = client;
+        this.withoutStore = withoutStore;
+        this.instances = instances;
+        this.interval = interval;
+        this.nanoClock = nanoClock;
+        this.lastSettledNanos = nanoClock.getAsLong();
+        // Idle shares are given back at the settle after their last use; an entry is only dropped long after that.
+        this.shares = Caffeine.newBuilder().maximumSize(maxKeys).expireAfterAccess(interval.multipliedBy(100))
+                .ticker(nanoClock::getAsLong).build();
+    }
+
+    /** Decides local-mode checks from this instance's shares, all or nothing. Never waits on the store. */
+    public Verdict decide(List<Check> checks) {
+        long now = nanoClock.getAsLong();
+        if (now - lastSettledNanos > interval.toNanos() * 3) {
+            return withoutStore.decide(checks);
+        }
+        List<Share> held = new ArrayList<>(checks.size());
+        for (Check check : checks) {
+            held.add(shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule().limit(),
+                    Math.max(1, instances.count()))));
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.comparing(checks::get, LOCK_ORDER));
+        return Verdict.evaluated(lockAndDecide(checks, held, order, 0), Verdict.Source.LOCAL);
+    }
+
+    private List<RuleOutcome> lockAndDecide(List<Check> checks, List<Share> held, List<Integer> order, int next) {
+        if (next < order.size()) {
+            synchronized (held.get(order.get(next))) {
+                return lockAndDecide(checks, held, order, next + 1);
+            }
+        }
+        boolean enforcedDenial = false;
+        for (int i = 0; i < checks.size(); i++) {
+            Share share = held.get(i);
+            share.demand++;
+            enforcedDenial |= share.tokens < checks.get(i).cost() && !checks.get(i).shadow();
+        }
+        List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
+        for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
+            Share share = held.get(i);
+            share.limit = (TokenBucketLimit) check.rule().limit();
+            boolean allowed = share.tokens >= check.cost();
+            if (allowed && !enforcedDenial) {
+                share.tokens -= check.cost();
+                if (share.provisional) {
+                    share.provisionalSpent += check.cost();
+                }
+            }
+            long remaining = (long) Math.floor(share.tokens) + share.storeRemaining;
+            Duration retry = allowed ? Duration.ZERO : interval;
+            Duration reset = Duration.ofNanos((long) Math.ceil(Math.max(0, share.limit.capacity() - remaining)
+                    / share.limit.tokensPerSecond() * 1e9));
+            outcomes.add(new RuleOutcome(check, allowed, remaining, retry, reset));
+        }
+        return outcomes;
+    }
+
+    /** Gives back a spend the exact store refused to go with (the request was denied after all). */
+    public void refund(List<Check> checks) {
+        for (Check check : checks) {
+            Share share = shares.getIfPresent(check.bucket());
+            if (share != null) {
+                synchronized (share) {
+                    share.tokens += check.cost();
+                    if (share.provisional) {
+                        share.provisionalSpent = Math.max(0, share.provisionalSpent - check.cost());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * One settle: reports every share with activity or tokens, in one store call, and applies the grants. Returns
+     * the number of buckets settled; never fails (a failed settle leaves the shares as they were).
+     */
+    public Mono<Integer> settle() {
+        if (settling) {
+            return Mono.just(0);
+        }
+        List<BucketKey> keys = new ArrayList<>();
+        List<SettleClient.Report> reports = new ArrayList<>();
+        for (Map.Entry<BucketKey, Share> entry : shares.asMap().entrySet()) {
+            Share share = entry.getValue();
+            synchronized (share) {
+                if (share.demand == 0 && share.tokens == 0 && share.provisionalSpent == 0 && share.returned == 0
+                        && !share.provisional) {
+                    continue;
+                }
+                double returned = share.returned;
+                if (share.demand == 0 && !share.provisional) {
+                    // Idle here: give the whole share back so that the instances the traffic moved to can use it.
+                    returned += share.tokens;
+                    share.tokens = 0;
+                }
+                reports.add(new SettleClient.Report(entry.getKey(), share.limit, share.demand,
+                        share.provisional ? 0 : share.tokens, returned, share.provisionalSpent));
+                keys.add(entry.getKey());
+                share.demand = 0;
+                share.returned = 0;
+                share.reportedProvisional = share.provisionalSpent;
+            }
+        }
+        if (reports.isEmpty()) {
+            lastSettledNanos = nanoClock.getAsLong();
+            return Mono.just(0);
+        }
+        settling = true;
+        return client.settle(reports)
+                .timeout(interval.multipliedBy(5))
+                .map(grants -> {
+                    apply(keys, grants);
+                    lastSettledNanos = nanoClock.getAsLong();
+                    return grants.size();
+                })
+                .onErrorResume(failure -> {
+                    restoreAfterFailure(keys, reports);
+                    logger.debug("Settle failed: {}", failure.toString());
+                    return Mono.just(0);
+                })
+                .doFinally(signal -> settling = false);
+    }
+
+    private void apply(List<BucketKey> keys, List<SettleClient.Grant> grants) {
+        for (int i = 0; i < keys.size(); i++) {
+            Share share = shares.getIfPresent(keys.get(i));
+            if (share == null) {
+                continue;
+            }
+            SettleClient.Grant grant = grants.get(i);
+            synchronized (share) {
+                share.provisionalSpent -= share.reportedProvisional;
+                share.reportedProvisional = 0;
+                if (share.provisional) {
+                    // The provisional allowance was never granted: drop what is left of it, keep only the grant.
+                    share.provisional = false;
+                    share.tokens = 0;
+                }
+                share.tokens += grant.grant();
+                long giveBack = Math.min(grant.giveBack(), (long) Math.floor(share.tokens));
+                share.tokens -= giveBack;
+                share.returned += giveBack;
+                share.storeRemaining = grant.storeRemaining();
+            }
+        }
+    }
+
+    private void restoreAfterFailure(List<BucketKey> keys, List<SettleClient.Report> reports) {
+        for (int i = 0; i < keys.size(); i++) {
+            Share share = shares.getIfPresent(keys.get(i));
+            if (share == null) {
+                continue;
+            }
+            synchronized (share) {
+                share.demand += reports.get(i).demand();
+                share.returned += reports.get(i).returned();
+            }
+        }
+    }
+
+    /** Buckets this instance holds a share of (approximate while evictions are pending). */
+    public long size() {
+        shares.cleanUp();
+        return shares.estimatedSize();
+    }
+
+    /** This instance's share of one bucket. Guarded by its own monitor. */
+    static final class Share {
+
+        TokenBucketLimit limit;
+        double tokens;
+        long demand;
+        double returned;
+        boolean provisional = true;
+        double provisionalSpent;
+        double reportedProvisional;
+        long storeRemaining;
+
+        Share(TokenBucketLimit limit, int liveInstances) {
+            this.limit = limit;
+            this.tokens = Math.max(1, Math.floor((double) limit.capacity() / liveInstances));
+        }
+    }
+}

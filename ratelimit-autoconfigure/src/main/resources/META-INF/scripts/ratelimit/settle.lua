@@ -1,0 +1,82 @@
+-- Local mode: one instance settles all the buckets it holds or touched, in one call.
+--
+-- Each bucket hash holds the store's pool { t = tokens, ts = last refill (us) } and, per instance i,
+-- { d:i = requests it saw in its last interval, h:i = unspent tokens of its share, at:i = when it last settled (us) }.
+-- Shares are taken from the pool when granted, so pool + all shares never exceed the capacity: a client never gets
+-- more than its quota, however its traffic is spread.
+--
+-- ARGV[1] instance id   ARGV[2] microseconds after which a silent instance is dead (its share returns to the pool)
+-- ARGV[3] TTL slack (ms)
+-- ARGV[4 + 6(k-1)...] for bucket k: capacity, tokens per second, demand, held, returned, provisional spend
+-- Returns, for each bucket: grant, give-back, pool left (whole tokens).
+
+local me = ARGV[1]
+local stale_us = tonumber(ARGV[2])
+local slack_ms = tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local out = {}
+
+for k = 1, #KEYS do
+    local base = 4 + (k - 1) * 6
+    local capacity = tonumber(ARGV[base])
+    local rate = tonumber(ARGV[base + 1]) / 1000000
+    local demand = tonumber(ARGV[base + 2])
+    local held = tonumber(ARGV[base + 3])
+    local returned = tonumber(ARGV[base + 4])
+    local provisional = tonumber(ARGV[base + 5])
+
+    local fields = redis.call('HGETALL', KEYS[k])
+    local state = {}
+    for i = 1, #fields, 2 do
+        state[fields[i]] = fields[i + 1]
+    end
+
+    -- Other instances: drop the dead (their shares go back to the pool), add up the live ones' demand and shares.
+    local pool = tonumber(state['t'])
+    local last = tonumber(state['ts'])
+    if pool == nil or last == nil then
+        pool = capacity
+        last = now
+    end
+    local others_held = 0
+    local total_demand = demand
+    for name, value in pairs(state) do
+        if string.sub(name, 1, 3) == 'at:' then
+            local id = string.sub(name, 4)
+            if id ~= me then
+                local other_held = tonumber(state['h:' .. id]) or 0
+                if now - tonumber(value) > stale_us then
+                    pool = pool + other_held
+                    redis.call('HDEL', KEYS[k], 'at:' .. id, 'h:' .. id, 'd:' .. id)
+                else
+                    others_held = others_held + other_held
+                    total_demand = total_demand + (tonumber(state['d:' .. id]) or 0)
+                end
+            end
+        end
+    end
+
+    -- Refill, never past the capacity counting every share out there; take back returns, charge provisional spend.
+    pool = pool + returned - provisional
+    pool = math.min(capacity - others_held - held, pool + math.max(0, now - last) * rate)
+
+    local grant = 0
+    local give_back = 0
+    if demand > 0 and total_demand > 0 then
+        local target = math.floor((math.max(0, pool) + others_held + held) * demand / total_demand)
+        if target > held then
+            grant = math.min(target - held, math.max(0, math.floor(pool)))
+        elseif held > target then
+            give_back = math.floor(held - target)
+        end
+    end
+    pool = pool - grant
+
+    redis.call('HSET', KEYS[k], 't', pool, 'ts', now, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me, now)
+    redis.call('PEXPIRE', KEYS[k], math.ceil(capacity / rate / 1000) + slack_ms + math.ceil(stale_us / 1000))
+    out[#out + 1] = grant
+    out[#out + 1] = give_back
+    out[#out + 1] = math.floor(math.max(0, pool))
+end
+return out
