@@ -50,6 +50,14 @@ class RulesIntegrationTest {
         route(registry, 1, "quota", "/quota/**");
         route(registry, 2, "login", "/login/**");
         route(registry, 3, "shadowed", "/shadowed/**");
+        route(registry, 4, "local", "/local/**");
+        // A local-mode rule: decided from this instance's share, settled with Redis every 100 ms.
+        registry.add("ratelimit.rules.local-burst.group", () -> "tier-default");
+        registry.add("ratelimit.rules.local-burst.match.route-ids[0]", () -> "local");
+        registry.add("ratelimit.rules.local-burst.store-mode", () -> "local");
+        registry.add("ratelimit.rules.local-burst.capacity", () -> "5");
+        registry.add("ratelimit.rules.local-burst.refill-tokens", () -> "1");
+        registry.add("ratelimit.rules.local-burst.refill-period", () -> "1h");
         registry.add("ratelimit.store.type", () -> "redis");
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("ratelimit.default-tier", () -> "free");
@@ -118,6 +126,18 @@ class RulesIntegrationTest {
                 .as("the bucket still has tokens: the quota denied, and nothing was spent by the denial")
                 .isEqualTo("41");
         assertThat(upstream.hits("/quota/report")).isEqualTo(8);
+    }
+
+    @Test
+    void aLocalModeRuleLimitsWithoutAStoreCallPerRequestAndSettlesWithRedis() {
+        int allowed = 0;
+        for (int i = 0; i < 20; i++) {
+            allowed += get("/local/x", "local-client").getStatus().value() == 200 ? 1 : 0;
+        }
+        assertThat(allowed).as("a burst of 5, however the share is split").isEqualTo(5);
+        Load.sleep(Duration.ofMillis(300));
+        assertThat(redis.command("KEYS", "rl:*:local-burst")).as("the share was settled with Redis").isNotBlank();
+        assertThat(get("/local/x", "local-client").getStatus().value()).isEqualTo(429);
     }
 
     @Test

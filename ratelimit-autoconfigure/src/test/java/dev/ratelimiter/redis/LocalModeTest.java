@@ -1,0 +1,217 @@
+package dev.ratelimiter.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntUnaryOperator;
+
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.DenialCache;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.LeaseStore;
+import dev.ratelimiter.core.LocalBucketStore;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.core.StoreMode;
+import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.core.WithoutStore;
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Local mode with three limiter instances in one JVM, each with its own shares and settle loop, sharing one real
+ * Redis. Store calls are counted by Redis itself (INFO commandstats).
+ */
+class LocalModeTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final Duration SETTLE = Duration.ofMillis(100);
+
+    /** A quota of 100 per second with a burst of 100. */
+    private final Rule rule = new Rule("api", "api", Match.ANY, List.of(Dimension.API_KEY),
+            TokenBucketLimit.of("api.", 100, 100, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+            StoreMode.LOCAL, 1);
+
+    private final List<LettuceConnectionFactory> connections = new ArrayList<>();
+    private final List<SettleLoop> loops = new ArrayList<>();
+    private final List<LeaseStore> instances = new ArrayList<>();
+
+    @BeforeEach
+    void threeInstances() {
+        redis.command("FLUSHALL");
+        redis.command("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 3; i++) {
+            LettuceConnectionFactory connection = new LettuceConnectionFactory(redis.host(), redis.port());
+            connection.afterPropertiesSet();
+            connection.start();
+            connections.add(connection);
+            ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connection);
+            WithoutStore withoutStore = new WithoutStore(new LocalBucketStore(10_000), () -> 3, StoreMetrics.NONE,
+                    () -> Duration.ofSeconds(1));
+            LeaseStore leases = new LeaseStore(new RedisSettleClient(template, new RedisKeys("rl"),
+                    SETTLE.multipliedBy(10), false), withoutStore, () -> 3, SETTLE, 100_000, System::nanoTime);
+            SettleLoop loop = new SettleLoop(leases, SETTLE);
+            loop.start();
+            instances.add(leases);
+            loops.add(loop);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        loops.forEach(SettleLoop::stop);
+        connections.forEach(LettuceConnectionFactory::destroy);
+    }
+
+    @Test
+    void aClientSpreadEvenlyAtThreeTimesItsQuotaIsAdmittedAtItsQuota() {
+        long admitted = drive(Duration.ofSeconds(10), 300, tick -> tick % 3, "even");
+        System.out.printf("Even spread, 3x quota, 10 s: admitted %d (quota 100/s + burst 100 = 1100)%n", admitted);
+        assertThat(admitted).isBetween(990L, 1210L);
+    }
+
+    @Test
+    void aSkewedClientWhoseTrafficMovesIsStillAdmittedAtItsQuota() {
+        // 80/10/10 for 5 s, then 10/10/80.
+        long first = drive(Duration.ofSeconds(5), 300, tick -> tick % 10 < 8 ? 0 : tick % 10 == 8 ? 1 : 2, "skewed");
+        long second = drive(Duration.ofSeconds(5), 300, tick -> tick % 10 < 8 ? 2 : tick % 10 == 8 ? 1 : 0, "skewed");
+        System.out.printf("Skewed 80/10/10 then moved, 3x quota, 10 s: admitted %d + %d = %d (1100 expected)%n",
+                first, second, first + second);
+        assertThat(first + second).isBetween(990L, 1210L);
+    }
+
+    @Test
+    void storeCallsStayAtTheSettleRateAtTwentyThousandDecisionsPerSecond() {
+        long callsBefore = scriptCalls();
+        long start = System.nanoTime();
+        long decisions = drive(Duration.ofSeconds(2), 20_000, tick -> tick % 3, null);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long calls = scriptCalls() - callsBefore;
+        double perSecond = calls / seconds;
+        System.out.printf("%d decisions in %.1f s (%.0f/s) across 3 instances: %d store calls, %.1f/s "
+                + "(settle rate x instances = 30/s)%n", total(), seconds, total() / seconds, calls, perSecond);
+        assertThat(total() / seconds).isGreaterThan(15_000);
+        assertThat(perSecond).as("store calls per second, whatever the traffic").isLessThanOrEqualTo(33);
+        assertThat(decisions).isPositive();
+    }
+
+    @Test
+    void aNoisyClientAtTwentyTimesItsQuotaIsRefusedLocallyAndStoreCallsDoNotGrow() {
+        long callsBefore = scriptCalls();
+        long start = System.nanoTime();
+        long admitted = drive(Duration.ofSeconds(3), 2_000, tick -> tick % 3, "noisy");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long calls = scriptCalls() - callsBefore;
+        System.out.printf("Noisy at 20x quota for 3 s: %d of %d admitted, %d store calls (%.1f/s)%n", admitted,
+                total(), calls, calls / seconds);
+        assertThat(admitted).isBetween(360L, 440L);
+        assertThat(calls / seconds).isLessThanOrEqualTo(33);
+    }
+
+    @Test
+    void aDeniedKeyMakesNoStoreCallUntilItsRetryTime() {
+        LettuceConnectionFactory connection = connections.get(0);
+        RedisRateLimitStore exact = new RedisRateLimitStore(new ReactiveStringRedisTemplate(connection),
+                RateLimitScript.load(), new RedisKeys("rl"), false);
+        DenialCache cache = new DenialCache(exact, 1_000);
+        Rule slow = new Rule("slow", "slow", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("slow.", 2, 1, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
+        Check check = new Check(slow, new BucketKey(ClientIds.of("denied"), "slow"), 1, false);
+        cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
+        cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
+        Verdict denied = cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
+        assertThat(denied.allowed()).isFalse();
+        long callsAfterDenial = scriptCalls();
+        for (int i = 0; i < 200; i++) {
+            Verdict again = cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
+            assertThat(again.allowed()).isFalse();
+            assertThat(again.outcomes().get(0).retryAfter()).isLessThanOrEqualTo(DenialCache.MAX_MEMORY);
+        }
+        assertThat(scriptCalls() - callsAfterDenial).as("200 refusals, no store call").isZero();
+        sleep(Duration.ofMillis(1_100));
+        assertThat(cache.evaluate(List.of(check)).block(Duration.ofSeconds(2)).allowed())
+                .as("after the retry time the store is asked again, and a token has refilled").isTrue();
+        assertThat(scriptCalls() - callsAfterDenial).isEqualTo(1);
+    }
+
+    /**
+     * Drives {@code perSecond} decisions a second for {@code duration}, each sent to the instance {@code route}
+     * picks; a null client spreads over 3,000 keys. Returns the number admitted.
+     */
+    private long drive(Duration duration, int perSecond, IntUnaryOperator route, String client) {
+        AtomicLong admitted = new AtomicLong();
+        int ticksPerMilli = Math.max(1, perSecond / 1000);
+        long periodMicros = perSecond >= 1000 ? 1000 : 1_000_000 / perSecond;
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        AtomicLong tick = new AtomicLong();
+        long end = System.nanoTime() + duration.toNanos();
+        timer.scheduleAtFixedRate(() -> {
+            for (int i = 0; i < ticksPerMilli && System.nanoTime() < end; i++) {
+                long n = tick.getAndIncrement();
+                String key = client != null ? client : "client-" + (n % 3_000);
+                Check check = new Check(rule, new BucketKey(ClientIds.of(key), "api"), 1, false);
+                if (instances.get(route.applyAsInt((int) n)).decide(List.of(check)).allowed()) {
+                    admitted.incrementAndGet();
+                }
+            }
+        }, 0, periodMicros, TimeUnit.MICROSECONDS);
+        sleep(duration);
+        timer.shutdownNow();
+        try {
+            timer.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        decisionsSent += tick.get();
+        return admitted.get();
+    }
+
+    private long decisionsSent;
+
+    private long total() {
+        return decisionsSent;
+    }
+
+    /** Script calls Redis has served (EVALSHA and EVAL), counted by Redis itself. */
+    private static long scriptCalls() {
+        long calls = 0;
+        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String stats = line.substring(line.indexOf(':') + 1);
+                calls += Long.parseLong(stats.split(",")[0].substring("calls=".length()));
+            }
+        }
+        return calls;
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
