@@ -136,6 +136,7 @@ public final class LeaseStore {
         }
         List<BucketKey> keys = new ArrayList<>();
         List<SettleClient.Report> reports = new ArrayList<>();
+        List<Boolean> provisionalAtReport = new ArrayList<>();
         for (Map.Entry<BucketKey, Share> entry : shares.asMap().entrySet()) {
             Share share = entry.getValue();
             synchronized (share) {
@@ -144,14 +145,25 @@ public final class LeaseStore {
                     continue;
                 }
                 double returned = share.returned;
+                boolean wasProvisional = share.provisional;
+                double reactivation = 0;
                 if (share.demand == 0 && !share.provisional) {
-                    // Idle here: give the whole share back so that the instances the traffic moved to can use it.
+                    // Idle here: give the whole share back so that the instances the traffic moved to can use it,
+                    // but keep the right to spend what was given back (charged at the next settle, like a new key's
+                    // provisional spend), so that a sparse client's next request is not refused for having paused.
                     returned += share.tokens;
+                    reactivation = Math.min(share.tokens,
+                            Math.floor((double) share.limit.capacity() / Math.max(1, instances.count())));
                     share.tokens = 0;
                 }
                 reports.add(new SettleClient.Report(entry.getKey(), share.limit, share.demand,
                         share.provisional ? 0 : share.tokens, returned, share.provisionalSpent));
                 keys.add(entry.getKey());
+                provisionalAtReport.add(wasProvisional);
+                if (reactivation > 0) {
+                    share.provisional = true;
+                    share.tokens = reactivation;
+                }
                 share.demand = 0;
                 share.returned = 0;
                 share.reportedProvisional = share.provisionalSpent;
@@ -165,7 +177,7 @@ public final class LeaseStore {
         return client.settle(reports)
                 .timeout(interval.multipliedBy(5))
                 .map(grants -> {
-                    apply(keys, grants);
+                    apply(keys, grants, provisionalAtReport, reports);
                     lastSettledNanos = nanoClock.getAsLong();
                     return grants.size();
                 })
@@ -177,7 +189,8 @@ public final class LeaseStore {
                 .doFinally(signal -> settling = false);
     }
 
-    private void apply(List<BucketKey> keys, List<SettleClient.Grant> grants) {
+    private void apply(List<BucketKey> keys, List<SettleClient.Grant> grants, List<Boolean> provisionalAtReport,
+            List<SettleClient.Report> reports) {
         for (int i = 0; i < keys.size(); i++) {
             Share share = shares.getIfPresent(keys.get(i));
             if (share == null) {
@@ -187,7 +200,9 @@ public final class LeaseStore {
             synchronized (share) {
                 share.provisionalSpent -= share.reportedProvisional;
                 share.reportedProvisional = 0;
-                if (share.provisional) {
+                // A provisional share that saw no traffic got no grant: it keeps its allowance until it is used.
+                boolean used = reports.get(i).demand() > 0;
+                if (share.provisional && provisionalAtReport.get(i) && used) {
                     // The provisional allowance was never granted: drop what is left of it, keep only the grant.
                     share.provisional = false;
                     share.tokens = 0;

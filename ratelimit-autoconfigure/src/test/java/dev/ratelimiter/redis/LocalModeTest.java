@@ -129,6 +129,18 @@ class LocalModeTest {
     }
 
     @Test
+    void aSparseClientThatPausesBetweenRequestsIsNeverRefused() {
+        // Fewer requests than settles: the share is given back while idle and must still serve the next request.
+        int allowed = 0;
+        for (int i = 0; i < 12; i++) {
+            Check check = new Check(rule, new BucketKey(ClientIds.of("sparse"), "api"), 1, false);
+            allowed += instances.get(i % 3).decide(List.of(check)).allowed() ? 1 : 0;
+            sleep(Duration.ofMillis(250));
+        }
+        assertThat(allowed).isEqualTo(12);
+    }
+
+    @Test
     void aDeniedKeyMakesNoStoreCallUntilItsRetryTime() {
         LettuceConnectionFactory connection = connections.get(0);
         RedisRateLimitStore exact = new RedisRateLimitStore(new ReactiveStringRedisTemplate(connection),

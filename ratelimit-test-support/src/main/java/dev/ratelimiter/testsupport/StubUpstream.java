@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
 
 /**
  * A real HTTP server standing in for the API behind the gateway. It answers every request with 200 and a
@@ -17,6 +18,7 @@ import reactor.netty.http.server.HttpServer;
  */
 public final class StubUpstream implements AutoCloseable {
 
+    private final LoopResources loops;
     private final DisposableServer server;
     private final AtomicLong hits = new AtomicLong();
     private final Map<String, AtomicLong> hitsByPath = new ConcurrentHashMap<>();
@@ -24,7 +26,10 @@ public final class StubUpstream implements AutoCloseable {
     private volatile Duration delay = Duration.ZERO;
 
     private StubUpstream() {
+        // Its own event loops: an application context started later may reset Reactor Netty's global resources.
+        this.loops = LoopResources.create("stub-upstream", 2, true);
         this.server = HttpServer.create()
+                .runOn(loops)
                 .host("127.0.0.1")
                 .port(0)
                 .handle((request, response) -> {
@@ -87,5 +92,6 @@ public final class StubUpstream implements AutoCloseable {
     @Override
     public void close() {
         server.disposeNow(Duration.ofSeconds(5));
+        loops.disposeLater().block(Duration.ofSeconds(5));
     }
 }

@@ -1,0 +1,110 @@
+package dev.ratelimiter.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.LeaseStore;
+import dev.ratelimiter.core.LocalBucketStore;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.core.StoreMode;
+import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.core.WithoutStore;
+import dev.ratelimiter.redis.RateLimitScript;
+import dev.ratelimiter.redis.RedisKeys;
+import dev.ratelimiter.redis.RedisRateLimitStore;
+import dev.ratelimiter.redis.RedisSettleClient;
+import dev.ratelimiter.testsupport.RedisServer;
+import dev.ratelimiter.testsupport.RedisServers;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/**
+ * One decision in process: local mode (this instance's share, settled every 100 ms in the background) against exact
+ * mode (one script call to a real Redis on this machine), over 1,000 clients under their limits. Run with
+ * {@code -prof gc} for the allocation per decision.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class DecisionBenchmark {
+
+    private static final int CLIENTS = 1_000;
+
+    private RedisServer redis;
+    private LettuceConnectionFactory connection;
+    private LeaseStore local;
+    private SettleLoop settle;
+    private RedisRateLimitStore exact;
+    private List<List<Check>> localChecks;
+    private List<List<Check>> exactChecks;
+    private int next;
+
+    @Setup(Level.Trial)
+    public void start() {
+        redis = RedisServers.start();
+        connection = new LettuceConnectionFactory(redis.host(), redis.port());
+        connection.afterPropertiesSet();
+        connection.start();
+        ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connection);
+        RedisKeys keys = new RedisKeys("rl");
+        exact = new RedisRateLimitStore(template, RateLimitScript.load(), keys, false);
+        Duration interval = Duration.ofMillis(100);
+        local = new LeaseStore(new RedisSettleClient(template, keys, interval.multipliedBy(10), false),
+                new WithoutStore(new LocalBucketStore(10_000), () -> 1, StoreMetrics.NONE, () -> Duration.ofSeconds(1)),
+                () -> 1, interval, 100_000, System::nanoTime);
+        settle = new SettleLoop(local, interval);
+        settle.start();
+        // Limits far above what a benchmark iteration spends: the path measured is the allowed one.
+        TokenBucketLimit roomy = TokenBucketLimit.of("b.", 1_000_000_000L, 1_000_000_000L, Duration.ofSeconds(1));
+        Rule localRule = new Rule("local", "local", Match.ANY, List.of(Dimension.API_KEY), roomy, 0,
+                dev.ratelimiter.core.Mode.ENFORCE, FailureMode.LOCAL, StoreMode.LOCAL, 1);
+        Rule exactRule = new Rule("exact", "exact", Match.ANY, List.of(Dimension.API_KEY), roomy, 0,
+                dev.ratelimiter.core.Mode.ENFORCE, FailureMode.LOCAL);
+        localChecks = new ArrayList<>();
+        exactChecks = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            String client = ClientIds.of("client-" + i);
+            localChecks.add(List.of(new Check(localRule, new BucketKey(client, "local"), 1, false)));
+            exactChecks.add(List.of(new Check(exactRule, new BucketKey(client, "exact"), 1, false)));
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        settle.stop();
+        connection.destroy();
+        redis.close();
+    }
+
+    @Benchmark
+    public Verdict local() {
+        next = (next + 1) % CLIENTS;
+        return local.decide(localChecks.get(next));
+    }
+
+    @Benchmark
+    public Verdict exact() {
+        next = (next + 1) % CLIENTS;
+        return exact.evaluate(exactChecks.get(next)).block(Duration.ofSeconds(1));
+    }
+}

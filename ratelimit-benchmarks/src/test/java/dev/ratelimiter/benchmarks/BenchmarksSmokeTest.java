@@ -1,0 +1,34 @@
+package dev.ratelimiter.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the benchmarks from rotting: a very short gateway load run in each mode and a small memory measurement.
+ * The figures themselves come from {@code java -jar ratelimit-benchmarks/target/benchmarks.jar}, not from here.
+ */
+class BenchmarksSmokeTest {
+
+    @Test
+    void theGatewayLoadRunMeasuresEveryMode() {
+        List<GatewayLoadRun.Result> results = GatewayLoadRun.run(Duration.ofMillis(500), Duration.ofSeconds(1), 4);
+        GatewayLoadRun.print(results);
+        assertThat(results).extracting(GatewayLoadRun.Result::mode).containsExactly("off", "exact", "local");
+        assertThat(results).allSatisfy(result -> {
+            assertThat(result.requestsPerSecond()).isPositive();
+            assertThat(result.allowed()).isPositive();
+            assertThat(result.refused()).as("roomy limits: nobody is refused, in any mode").isZero();
+        });
+    }
+
+    @Test
+    void heapPerTrackedKeyIsMeasured() {
+        long[] bytes = LocalMemory.measure(20_000);
+        assertThat(bytes[0]).isBetween(1L, 2_000L);
+        assertThat(bytes[1]).isBetween(1L, 2_000L);
+    }
+}
