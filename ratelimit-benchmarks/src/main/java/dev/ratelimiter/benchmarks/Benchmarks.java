@@ -30,7 +30,7 @@ public final class Benchmarks {
                 memory[0], memory[1]);
 
         GatewayLoadRun.print(GatewayLoadRun.run(Duration.ofSeconds(quick ? 3 : 10), Duration.ofSeconds(quick ? 5 : 20),
-                32));
+                32, 2));
     }
 
     private static void runJmh(boolean quick) throws RunnerException {

@@ -38,9 +38,25 @@ public final class GatewayLoadRun {
     private GatewayLoadRun() {
     }
 
-    public static List<Result> run(Duration warmup, Duration measure, int concurrency) {
+    /**
+     * Runs the three modes {@code rounds} times in turn and keeps the last round: the JVM (one process for the client,
+     * the gateway and the stub) keeps compiling through the first round, which would otherwise favour whichever mode
+     * runs last.
+     */
+    public static List<Result> run(Duration warmup, Duration measure, int concurrency, int rounds) {
         List<Result> results = new ArrayList<>();
         try (RedisServer redis = RedisServers.start(); StubUpstream upstream = StubUpstream.start()) {
+            for (int round = 0; round < rounds; round++) {
+                results.clear();
+                runRound(warmup, measure, concurrency, redis, upstream, results);
+            }
+        }
+        return results;
+    }
+
+    private static void runRound(Duration warmup, Duration measure, int concurrency, RedisServer redis,
+            StubUpstream upstream, List<Result> results) {
+        {
             for (String mode : List.of("off", "exact", "local")) {
                 try (ConfigurableApplicationContext gateway = start(mode, redis, upstream)) {
                     int port = Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port"));
@@ -49,7 +65,6 @@ public final class GatewayLoadRun {
                 }
             }
         }
-        return results;
     }
 
     public static void print(List<Result> results) {

@@ -15,7 +15,7 @@ class BenchmarksSmokeTest {
 
     @Test
     void theGatewayLoadRunMeasuresEveryMode() {
-        List<GatewayLoadRun.Result> results = GatewayLoadRun.run(Duration.ofMillis(500), Duration.ofSeconds(1), 4);
+        List<GatewayLoadRun.Result> results = GatewayLoadRun.run(Duration.ofMillis(500), Duration.ofSeconds(1), 4, 1);
         GatewayLoadRun.print(results);
         assertThat(results).extracting(GatewayLoadRun.Result::mode).containsExactly("off", "exact", "local");
         assertThat(results).allSatisfy(result -> {
