@@ -2,7 +2,6 @@ package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -34,8 +33,6 @@ import reactor.core.publisher.Mono;
 public final class LeaseStore {
 
     private static final Logger logger = LoggerFactory.getLogger(LeaseStore.class);
-    private static final Comparator<Check> LOCK_ORDER = Comparator.comparing((Check c) -> c.bucket().partition())
-            .thenComparing(c -> c.bucket().name());
 
     private final SettleClient client;
     private final WithoutStore withoutStore;
@@ -70,20 +67,12 @@ public final class LeaseStore {
             held.add(shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule().limit(),
                     Math.max(1, instances.count()))));
         }
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < checks.size(); i++) {
-            order.add(i);
-        }
-        order.sort(Comparator.comparing(checks::get, LOCK_ORDER));
-        return Verdict.evaluated(lockAndDecide(checks, held, order, 0), Verdict.Source.LOCAL);
+        return Verdict.evaluated(OrderedLocks.holding(checks, held, () -> decide(checks, held)),
+                Verdict.Source.LOCAL);
     }
 
-    private List<RuleOutcome> lockAndDecide(List<Check> checks, List<Share> held, List<Integer> order, int next) {
-        if (next < order.size()) {
-            synchronized (held.get(order.get(next))) {
-                return lockAndDecide(checks, held, order, next + 1);
-            }
-        }
+    /** Called holding every share's monitor. */
+    private List<RuleOutcome> decide(List<Check> checks, List<Share> held) {
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
             Share share = held.get(i);

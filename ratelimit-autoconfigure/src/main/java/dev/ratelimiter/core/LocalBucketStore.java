@@ -1,7 +1,6 @@
 package dev.ratelimiter.core;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -21,9 +20,6 @@ import reactor.core.publisher.Mono;
  * bound can lose state, and then only in the client's favour.
  */
 public final class LocalBucketStore implements RateLimitStore {
-
-    private static final Comparator<Check> LOCK_ORDER = Comparator.comparing((Check c) -> c.bucket().partition())
-            .thenComparing(c -> c.bucket().name());
 
     private final Cache<BucketKey, BucketState> buckets;
     private final LongSupplier nanoClock;
@@ -56,21 +52,12 @@ public final class LocalBucketStore implements RateLimitStore {
         for (Check check : checks) {
             states.add(stateFor(check, now));
         }
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < checks.size(); i++) {
-            order.add(i);
-        }
-        order.sort(Comparator.comparing(checks::get, LOCK_ORDER));
-        return Verdict.evaluated(lockAndDecide(checks, states, order, 0, now), Verdict.Source.LOCAL);
+        return Verdict.evaluated(OrderedLocks.holding(checks, states, () -> decide(checks, states, now)),
+                Verdict.Source.LOCAL);
     }
 
-    private List<RuleOutcome> lockAndDecide(List<Check> checks, List<BucketState> states, List<Integer> order,
-            int next, long now) {
-        if (next < order.size()) {
-            synchronized (states.get(order.get(next))) {
-                return lockAndDecide(checks, states, order, next + 1, now);
-            }
-        }
+    /** Called holding every bucket's monitor. */
+    private static List<RuleOutcome> decide(List<Check> checks, List<BucketState> states, long now) {
         List<BucketState.Preview> previews = new ArrayList<>(checks.size());
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {

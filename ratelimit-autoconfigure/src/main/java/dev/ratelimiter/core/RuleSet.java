@@ -52,15 +52,6 @@ public final class RuleSet {
         return new Builder(defaultTier);
     }
 
-    /** A copy of this set with other switches, for runtime changes. */
-    public Builder toBuilder() {
-        Builder builder = new Builder(defaultTier).version(version).killSwitch(killSwitch);
-        tierByApiKey.forEach((key, tier) -> builder.apiKey(key, tier));
-        shadowTiers.forEach(tier -> builder.enforce(tier, false));
-        rules.values().forEach(builder::rule);
-        return builder;
-    }
-
     public long version() {
         return version;
     }
@@ -202,11 +193,6 @@ public final class RuleSet {
         public Builder rule(Rule rule) {
             rules.remove(rule.id());
             rules.put(rule.id(), rule);
-            return this;
-        }
-
-        public Builder remove(String ruleId) {
-            rules.remove(ruleId);
             return this;
         }
 

@@ -45,12 +45,8 @@ class RateLimitFilterIntegrationTest {
     static void properties(DynamicPropertyRegistry registry) {
         registry.add("spring.data.redis.url", redis::url);
         registry.add("server.max-http-request-header-size", () -> "16KB");
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].id", () -> "api");
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].uri", upstream::uri);
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].predicates[0]", () -> "Path=/api/**");
-        registry.add("spring.cloud.gateway.server.webflux.routes[1].id", () -> "reports");
-        registry.add("spring.cloud.gateway.server.webflux.routes[1].uri", upstream::uri);
-        registry.add("spring.cloud.gateway.server.webflux.routes[1].predicates[0]", () -> "Path=/reports/**");
+        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
+        TestRoutes.route(registry, 1, "reports", "/reports/**", upstream::uri);
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.route-class", () -> "reports");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.ratelimit-cost", () -> "2");
         registry.add("ratelimit.store.type", () -> "redis");

@@ -89,10 +89,7 @@ class RulesIntegrationTest {
     }
 
     private static void route(DynamicPropertyRegistry registry, int index, String id, String path) {
-        String prefix = "spring.cloud.gateway.server.webflux.routes[" + index + "].";
-        registry.add(prefix + "id", () -> id);
-        registry.add(prefix + "uri", upstream::uri);
-        registry.add(prefix + "predicates[0]", () -> "Path=" + path);
+        TestRoutes.route(registry, index, id, path, upstream::uri);
     }
 
     @AfterAll

@@ -45,9 +45,7 @@ class SlowRedisIntegrationTest {
         });
         registry.add("management.endpoints.web.exposure.include", () -> "health");
         registry.add("management.endpoint.health.show-details", () -> "always");
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].id", () -> "api");
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].uri", upstream::uri);
-        registry.add("spring.cloud.gateway.server.webflux.routes[0].predicates[0]", () -> "Path=/api/**");
+        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
         registry.add("ratelimit.store.type", () -> "redis");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "20");

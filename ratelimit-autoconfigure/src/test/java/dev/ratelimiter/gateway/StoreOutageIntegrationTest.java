@@ -87,10 +87,7 @@ class StoreOutageIntegrationTest {
     }
 
     private static void route(DynamicPropertyRegistry registry, int index, String id, String path) {
-        String prefix = "spring.cloud.gateway.server.webflux.routes[" + index + "].";
-        registry.add(prefix + "id", () -> id);
-        registry.add(prefix + "uri", upstream::uri);
-        registry.add(prefix + "predicates[0]", () -> "Path=" + path);
+        TestRoutes.route(registry, index, id, path, upstream::uri);
     }
 
     @AfterAll
