@@ -159,8 +159,12 @@ class StoreOutageIntegrationTest {
         assertThat(dead).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
         // 5 ms timeout plus scheduling on a shared 2-core machine; a limiter without a timeout would hang here.
         assertThat(Load.maxMillis(paused)).as("no request waits on a paused Redis").isLessThan(500);
-        assertThat(Load.p99Millis(paused)).isLessThan(Load.p99Millis(healthy) + 25);
-        assertThat(Load.p99Millis(dead)).isLessThan(Load.p99Millis(healthy) + 25);
+        // ~120 samples a phase on a shared machine: the p99 is the second-slowest request and swings by tens of ms
+        // from run to run, so it gets a wide margin; the median must stay close.
+        assertThat(Load.p50Millis(paused)).isLessThan(Load.p50Millis(healthy) + 10);
+        assertThat(Load.p50Millis(dead)).isLessThan(Load.p50Millis(healthy) + 10);
+        assertThat(Load.p99Millis(paused)).isLessThan(Load.p99Millis(healthy) + 50);
+        assertThat(Load.p99Millis(dead)).isLessThan(Load.p99Millis(healthy) + 50);
     }
 
     @Test
