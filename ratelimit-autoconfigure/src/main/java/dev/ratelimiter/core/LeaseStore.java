@@ -191,12 +191,18 @@ public final class LeaseStore {
                 share.reportedProvisional = 0;
                 // A provisional share that saw no traffic got no grant: it keeps its allowance until it is used.
                 boolean used = reports.get(i).demand() > 0;
+                double tokens = grant.grant();
                 if (share.provisional && provisionalAtReport.get(i) && used) {
                     // The provisional allowance was never granted: drop what is left of it, keep only the grant.
+                    // What was spent from it while this settle was in flight is paid from the grant first (the
+                    // store sized the grant without it); what the grant does not cover is charged next settle.
+                    double covered = Math.min(tokens, share.provisionalSpent);
+                    tokens -= covered;
+                    share.provisionalSpent -= covered;
                     share.provisional = false;
                     share.tokens = 0;
                 }
-                share.tokens += grant.grant();
+                share.tokens += tokens;
                 long giveBack = Math.min(grant.giveBack(), (long) Math.floor(share.tokens));
                 share.tokens -= giveBack;
                 share.returned += giveBack;

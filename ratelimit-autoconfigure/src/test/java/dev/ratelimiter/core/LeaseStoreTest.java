@@ -1,0 +1,94 @@
+package dev.ratelimiter.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The local-mode share bookkeeping against a store whose answer the test holds back, so that requests can be decided
+ * while a settle is in flight — the window in which a share could otherwise be spent twice.
+ */
+class LeaseStoreTest {
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final Rule rule = new Rule("burst", "burst", Match.ANY, List.of(Dimension.API_KEY),
+            TokenBucketLimit.of("burst.", 5, 1, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+            StoreMode.LOCAL, 1);
+    private final Check check = new Check(rule, new BucketKey(ClientIds.of("client"), "burst"), 1, false);
+    private final HeldBackStore store = new HeldBackStore();
+    private final LeaseStore leases = new LeaseStore(store,
+            new WithoutStore(new LocalBucketStore(100), () -> 1, StoreMetrics.NONE, () -> Duration.ofSeconds(1)),
+            () -> 1, Duration.ofMillis(100), 1_000, nanos::get);
+
+    @Test
+    void provisionalTokensSpentWhileTheFirstSettleIsInFlightAreNotSpentAgainFromTheGrant() {
+        assertThat(admitted(3)).isEqualTo(3);
+        List<Integer> settled = new ArrayList<>();
+        leases.settle().subscribe(settled::add);
+        assertThat(store.reports).singleElement().extracting(SettleClient.Report::provisionalSpent).isEqualTo(3.0);
+
+        assertThat(admitted(2)).as("the rest of the provisional allowance, while the store has not answered").isEqualTo(2);
+        // The store saw 3 of 5 spent and grants the 2 left: those were spent during the flight already.
+        store.answer(new SettleClient.Grant(2, 0, 0));
+        assertThat(settled).containsExactly(1);
+
+        assertThat(admitted(10)).as("the bucket of 5 is spent").isZero();
+    }
+
+    @Test
+    void spendDuringTheFlightBeyondTheGrantIsChargedAtTheNextSettle() {
+        assertThat(admitted(3)).isEqualTo(3);
+        leases.settle().subscribe();
+        assertThat(admitted(2)).isEqualTo(2);
+        store.answer(new SettleClient.Grant(1, 0, 0));
+
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        store.reports.clear();
+        leases.settle().subscribe();
+        assertThat(store.reports).singleElement().satisfies(report -> {
+            assertThat(report.provisionalSpent()).as("one spent that no grant covered").isEqualTo(1.0);
+            assertThat(report.held()).isZero();
+        });
+    }
+
+    @Test
+    void aGrantArrivingWithNothingSpentDuringTheFlightIsSpendableInFull() {
+        assertThat(admitted(2)).isEqualTo(2);
+        leases.settle().subscribe();
+        store.answer(new SettleClient.Grant(3, 0, 0));
+        assertThat(admitted(10)).isEqualTo(3);
+    }
+
+    private int admitted(int requests) {
+        int allowed = 0;
+        for (int i = 0; i < requests; i++) {
+            allowed += leases.decide(List.of(check)).allowed() ? 1 : 0;
+        }
+        return allowed;
+    }
+
+    /** A settle client that records what it is told and answers when the test says so. */
+    private static final class HeldBackStore implements SettleClient {
+
+        final List<Report> reports = new ArrayList<>();
+        private Sinks.One<List<Grant>> pending;
+
+        @Override
+        public Mono<List<Grant>> settle(List<Report> reports) {
+            this.reports.addAll(reports);
+            pending = Sinks.one();
+            return pending.asMono();
+        }
+
+        void answer(Grant grant) {
+            pending.tryEmitValue(List.of(grant));
+        }
+    }
+}
