@@ -2,14 +2,17 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
 
+import dev.ratelimiter.core.ConcurrencyLimit;
+
 /**
- * One limit as written in configuration: a token bucket (capacity, refill-tokens, refill-period) or a sliding
- * window (limit, window).
+ * One limit as written in configuration: a token bucket (capacity, refill-tokens, refill-period), a sliding
+ * window (limit, window) or a concurrency cap (max-in-progress, lease).
  */
 public class LimitProperties {
 
     /**
-     * Counting algorithm: token-bucket (bursts allowed, average held) or sliding-window (at most limit per window).
+     * Counting algorithm: token-bucket (bursts allowed, average held), sliding-window (at most limit per window) or
+     * concurrency (at most max-in-progress requests in progress at once).
      */
     private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
 
@@ -37,6 +40,33 @@ public class LimitProperties {
      * Sliding window: the window length.
      */
     private Duration window;
+
+    /**
+     * Concurrency: requests allowed in progress at once, per key.
+     */
+    private long maxInProgress;
+
+    /**
+     * Concurrency: how long a permit outlives an instance that died holding it. Running requests renew their permits
+     * every third of it, so it may be shorter than the slowest request.
+     */
+    private Duration lease = ConcurrencyLimit.DEFAULT_LEASE;
+
+    public long getMaxInProgress() {
+        return maxInProgress;
+    }
+
+    public void setMaxInProgress(long maxInProgress) {
+        this.maxInProgress = maxInProgress;
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
 
     public Algorithm getAlgorithm() {
         return algorithm;
@@ -91,6 +121,8 @@ public class LimitProperties {
         /** A bucket of capacity tokens refilled continuously: allows bursts, holds the average. */
         TOKEN_BUCKET,
         /** At most limit requests in any window, from two weighted fixed-window counters. */
-        SLIDING_WINDOW
+        SLIDING_WINDOW,
+        /** At most max-in-progress requests in progress at once; a permit is held until the response ends. */
+        CONCURRENCY
     }
 }

@@ -16,6 +16,7 @@ import dev.ratelimiter.core.WithoutStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.redis.InstanceHeartbeats;
+import dev.ratelimiter.redis.PermitRenewal;
 import dev.ratelimiter.redis.RateLimitScript;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
@@ -128,6 +129,13 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnMissingBean
     SettleLoop rateLimitSettleLoop(RateLimitStore store, RateLimitProperties properties) {
         return new SettleLoop(store.find(LeaseStore.class).orElse(null), properties.getStore().getSettleInterval());
+    }
+
+    /** Renews the leases of concurrency permits held for running requests (a quarter-second check). */
+    @Bean(initMethod = "start", destroyMethod = "stop")
+    @ConditionalOnMissingBean
+    PermitRenewal rateLimitPermitRenewal(RateLimitRedis redis) {
+        return new PermitRenewal(redis.store().permits(), Duration.ofMillis(250));
     }
 
     @Bean

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
@@ -144,6 +145,11 @@ public final class RuleAdmin {
             view.put("algorithm", "sliding-window");
             view.put("limit", window.limit());
             view.put("window", window.window().toString());
+        }
+        else if (limit instanceof ConcurrencyLimit concurrency) {
+            view.put("algorithm", "concurrency");
+            view.put("maxInProgress", concurrency.maxInProgress());
+            view.put("lease", concurrency.lease().toString());
         }
         if (rule.cost() > 0) {
             view.put("cost", rule.cost());

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.InvalidLimitException;
@@ -92,6 +93,7 @@ final class RuleFactory {
             case TOKEN_BUCKET -> TokenBucketLimit.of(source, settings.getCapacity(), settings.getRefillTokens(),
                     settings.getRefillPeriod());
             case SLIDING_WINDOW -> SlidingWindowLimit.of(source, settings.getLimit(), settings.getWindow());
+            case CONCURRENCY -> ConcurrencyLimit.of(source, settings.getMaxInProgress(), settings.getLease());
         };
     }
 

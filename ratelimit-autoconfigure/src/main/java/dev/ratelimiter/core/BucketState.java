@@ -1,6 +1,8 @@
 package dev.ratelimiter.core;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * One bucket in this JVM's memory. The arithmetic is the same as in {@code META-INF/scripts/ratelimit/rate_limit.lua},
@@ -17,19 +19,29 @@ abstract sealed class BucketState {
     /** What the bucket would say to {@code cost} at {@code now}, without changing it. */
     abstract Preview preview(Limit limit, int cost, long nowNanos);
 
+    /** What the bucket would say to {@code check} at {@code now}, without changing it. */
+    Preview preview(Check check, long nowNanos) {
+        return preview(check.rule().limit(), check.cost(), nowNanos);
+    }
+
     /** Spends what {@link #preview} allowed. */
     abstract void commit(Preview preview);
 
     static BucketState create(Limit limit, long nowNanos) {
         BucketState state = limit instanceof TokenBucketLimit bucket ? new TokenBucket(bucket, nowNanos)
-                : new SlidingWindow();
+                : limit instanceof SlidingWindowLimit ? new SlidingWindow() : new Concurrency();
         state.lifetimeNanos = limit.stateLifetime().toNanos();
         return state;
     }
 
     /** A computed outcome plus the state to store if it is committed. */
     record Preview(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter, double newValue,
-            long stamp, double previous) {
+            long stamp, double previous, String permit) {
+
+        Preview(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter, double newValue, long stamp,
+                double previous) {
+            this(allowed, remaining, retryAfter, resetAfter, newValue, stamp, previous, null);
+        }
     }
 
     static final class TokenBucket extends BucketState {
@@ -117,6 +129,53 @@ abstract sealed class BucketState {
             windowIndex = preview.stamp();
             current = preview.newValue();
             previous = preview.previous();
+        }
+    }
+
+    /**
+     * Permits in progress, by id, so that giving one back is exact and idempotent. Held permits do not expire here:
+     * they belong to requests of this JVM, which always give them back (leases guard against dead instances, which
+     * cannot happen within one process).
+     */
+    static final class Concurrency extends BucketState {
+
+        private final Set<String> permits = new HashSet<>();
+
+        @Override
+        boolean fits(Limit limit) {
+            return limit instanceof ConcurrencyLimit;
+        }
+
+        @Override
+        Preview preview(Limit limit, int cost, long nowNanos) {
+            throw new UnsupportedOperationException("a concurrency check needs its permit id");
+        }
+
+        @Override
+        Preview preview(Check check, long nowNanos) {
+            long max = check.rule().limit().quota();
+            boolean allowed = permits.contains(check.permit()) || permits.size() < max;
+            long remaining = max - permits.size() - (allowed && !permits.contains(check.permit()) ? 1 : 0);
+            return new Preview(allowed, remaining, allowed ? Duration.ZERO : ConcurrencyLimit.RETRY_HINT,
+                    Duration.ZERO, 0, nowNanos, 0, check.permit());
+        }
+
+        @Override
+        void commit(Preview preview) {
+            permits.add(preview.permit());
+        }
+
+        /** Gives a permit back; false when it was not held. */
+        boolean release(String permit) {
+            return permits.remove(permit);
+        }
+
+        boolean holdsPermits() {
+            return !permits.isEmpty();
+        }
+
+        int inProgress() {
+            return permits.size();
         }
     }
 }

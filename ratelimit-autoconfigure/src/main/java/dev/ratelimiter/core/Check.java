@@ -5,8 +5,25 @@ package dev.ratelimiter.core;
  *
  * @param rule the rule
  * @param bucket the bucket it spends from
- * @param cost tokens to spend
+ * @param cost tokens to spend (a concurrency check always takes one permit)
  * @param shadow whether a denial is only recorded (shadow rule, or a tier not enforced)
+ * @param permit for a {@link ConcurrencyLimit}: the id of the permit this request takes, unique per request, by which
+ * it is given back; otherwise {@code null}
  */
-public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow) {
+public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow, String permit) {
+
+    /** A check of a rate (not concurrency) rule. */
+    public Check(Rule rule, BucketKey bucket, int cost, boolean shadow) {
+        this(rule, bucket, cost, shadow, null);
+    }
+
+    /** Whether this check takes a permit that must be given back when the request ends. */
+    public boolean concurrency() {
+        return rule.limit() instanceof ConcurrencyLimit;
+    }
+
+    /** This check against another rule (a fair share, a shard), everything else kept. */
+    public Check withRule(Rule other) {
+        return new Check(other, bucket, cost, shadow, permit);
+    }
 }

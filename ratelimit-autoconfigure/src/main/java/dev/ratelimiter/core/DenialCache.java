@@ -60,12 +60,18 @@ public final class DenialCache implements RateLimitStore {
             return;
         }
         for (RuleOutcome outcome : verdict.outcomes()) {
-            if (outcome.enforcedDenial()) {
+            // A permit frees whenever some request ends: a concurrency refusal is not remembered.
+            if (outcome.enforcedDenial() && !outcome.check().concurrency()) {
                 Duration wait = outcome.retryAfter().compareTo(MAX_MEMORY) > 0 ? MAX_MEMORY : outcome.retryAfter();
                 denials.put(outcome.check().bucket(), new Denial(outcome.rule(), now + wait.toNanos(),
                         outcome.resetAfter()));
             }
         }
+    }
+
+    @Override
+    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
+        return store.release(permits, source);
     }
 
     @Override

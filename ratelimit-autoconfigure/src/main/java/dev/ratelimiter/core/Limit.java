@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * How much a bucket allows. Implementations are immutable and validated when built.
  */
-public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit {
+public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, ConcurrencyLimit {
 
     /** Requests (tokens) the limit allows per {@link #window()}: the bucket's capacity or the window's limit. */
     long quota();

@@ -52,8 +52,42 @@ public final class LocalBucketStore implements RateLimitStore {
         for (Check check : checks) {
             states.add(stateFor(check, now));
         }
-        return Verdict.evaluated(OrderedLocks.holding(checks, states, () -> decide(checks, states, now)),
+        Verdict verdict = Verdict.evaluated(OrderedLocks.holding(checks, states, () -> decide(checks, states, now)),
                 Verdict.Source.LOCAL);
+        for (Check check : checks) {
+            if (check.concurrency()) {
+                // Read again now that it may hold a permit: a bucket holding permits must not expire (see IdleUntilFull).
+                buckets.getIfPresent(check.bucket());
+            }
+        }
+        return verdict;
+    }
+
+    @Override
+    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
+        return Mono.fromRunnable(() -> releaseNow(permits));
+    }
+
+    /** Gives back the permits of these concurrency checks; those not held are ignored. */
+    public void releaseNow(List<Check> permits) {
+        for (Check check : permits) {
+            if (check.concurrency() && buckets.getIfPresent(check.bucket()) instanceof BucketState.Concurrency state) {
+                synchronized (state) {
+                    state.release(check.permit());
+                }
+                buckets.getIfPresent(check.bucket());
+            }
+        }
+    }
+
+    /** Permits in progress in one concurrency bucket (0 when it holds none). */
+    public int inProgress(BucketKey bucket) {
+        if (buckets.getIfPresent(bucket) instanceof BucketState.Concurrency state) {
+            synchronized (state) {
+                return state.inProgress();
+            }
+        }
+        return 0;
     }
 
     /** Called holding every bucket's monitor. */
@@ -62,7 +96,7 @@ public final class LocalBucketStore implements RateLimitStore {
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
             Check check = checks.get(i);
-            BucketState.Preview preview = states.get(i).preview(check.rule().limit(), check.cost(), now);
+            BucketState.Preview preview = states.get(i).preview(check, now);
             previews.add(preview);
             enforcedDenial |= !preview.allowed() && !check.shadow();
         }
@@ -100,17 +134,23 @@ public final class LocalBucketStore implements RateLimitStore {
 
         @Override
         public long expireAfterCreate(BucketKey key, BucketState state, long currentTime) {
-            return state.lifetimeNanos;
+            return lifetime(state);
         }
 
         @Override
         public long expireAfterUpdate(BucketKey key, BucketState state, long currentTime, long currentDuration) {
-            return state.lifetimeNanos;
+            return lifetime(state);
         }
 
         @Override
         public long expireAfterRead(BucketKey key, BucketState state, long currentTime, long currentDuration) {
-            return state.lifetimeNanos;
+            return lifetime(state);
+        }
+
+        /** A concurrency bucket holding permits stays: forgetting it would forget requests still in progress. */
+        private static long lifetime(BucketState state) {
+            return state instanceof BucketState.Concurrency permits && permits.holdsPermits() ? Long.MAX_VALUE
+                    : state.lifetimeNanos;
         }
     }
 }

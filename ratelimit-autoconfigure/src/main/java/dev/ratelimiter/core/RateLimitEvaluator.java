@@ -17,6 +17,7 @@ public final class RateLimitEvaluator {
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
+    private final PermitIds permitIds = new PermitIds();
 
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store) {
         this.rules = rules;
@@ -40,16 +41,45 @@ public final class RateLimitEvaluator {
         }
         boolean tierEnforced = ruleSet.enforced(request.tier());
         List<Check> checks = new ArrayList<>(applicable.size());
+        List<Check> permits = null;
         for (Rule rule : applicable) {
             boolean shadow = rule.mode() == Mode.SHADOW || !tierEnforced;
-            if (rule.shards() > 1) {
+            if (rule.limit() instanceof ConcurrencyLimit) {
+                if (permits == null) {
+                    permits = new ArrayList<>(1);
+                }
+                // One id for all of the request's permits: each lives in its own bucket.
+                Check check = new Check(rule, bucketOf(rule, request), 1, shadow, permits.isEmpty()
+                        ? permitIds.next() : permits.get(0).permit());
+                permits.add(check);
+                checks.add(check);
+            }
+            else if (rule.shards() > 1) {
                 checks.add(shardCheck(rule, request, shadow));
             }
             else {
                 checks.add(new Check(rule, bucketOf(rule, request), rule.costOf(request), shadow));
             }
         }
-        return store.evaluate(checks);
+        if (permits == null) {
+            return store.evaluate(checks);
+        }
+        List<Check> taken = permits;
+        // Cancelled while the store decides: the permits may be taken when the call lands, with no one to give
+        // them back. Give them back now (releasing a permit not held is harmless).
+        return store.evaluate(checks).doOnCancel(() -> store.release(taken, null).subscribe());
+    }
+
+    /**
+     * Gives back the permits an allowed request holds, when its response has completed, failed or been cancelled.
+     * A refused request holds none: the store takes permits all or nothing, with the rest of the verdict.
+     */
+    public Mono<Void> release(Verdict verdict) {
+        if (!verdict.allowed()) {
+            return Mono.empty();
+        }
+        List<Check> held = verdict.permitsHeld();
+        return held.isEmpty() ? Mono.empty() : store.release(held, verdict.source());
     }
 
     /**

@@ -43,6 +43,20 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
             throw new InvalidLimitException("cost", source + " cost " + cost + " is more than its quota "
                     + limit.quota() + "; such a request could never pass.");
         }
+        if (limit instanceof ConcurrencyLimit) {
+            if (storeMode == StoreMode.LOCAL) {
+                throw new InvalidLimitException("store-mode", source + " caps requests in progress, which needs "
+                        + "every instance's permits in one place; use store-mode exact.");
+            }
+            if (shards > 1) {
+                throw new InvalidLimitException("shards", source + " caps requests in progress and cannot be split "
+                        + "into shards; leave shards at 1.");
+            }
+            if (cost > 1) {
+                throw new InvalidLimitException("cost", source + " caps requests in progress: every request takes "
+                        + "one permit, so cost does not apply; leave it out.");
+            }
+        }
         if (storeMode == StoreMode.LOCAL && !(limit instanceof TokenBucketLimit)) {
             throw new InvalidLimitException("store-mode", source + " has store-mode local, which settles token "
                     + "buckets only; use algorithm token-bucket or store-mode exact.");
@@ -64,8 +78,11 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
                 mode, failureMode, storeMode, 1);
     }
 
-    /** Tokens a request costs under this rule. */
+    /** Tokens a request costs under this rule (a concurrency rule: one permit, whatever the route's cost). */
     public int costOf(RequestAttributes request) {
+        if (limit instanceof ConcurrencyLimit) {
+            return 1;
+        }
         return cost > 0 ? cost : Math.max(1, request.cost());
     }
 }

@@ -1,5 +1,6 @@
 package dev.ratelimiter.core;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +66,20 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
                     .max(Comparator.comparing(RuleOutcome::retryAfter));
         }
         return enforced.stream().min(Comparator.comparingDouble(o -> (double) o.remaining() / o.rule().limit().quota()));
+    }
+
+    /** Concurrency checks whose permit this verdict took: all of them that allowed, if the request is allowed. */
+    public List<Check> permitsHeld() {
+        if (!allowed) {
+            return List.of();
+        }
+        List<Check> held = new ArrayList<>(1);
+        for (RuleOutcome outcome : outcomes) {
+            if (outcome.allowed() && outcome.check().concurrency()) {
+                held.add(outcome.check());
+            }
+        }
+        return held;
     }
 
     /** Outcomes of enforced checks, which clients are told about. */

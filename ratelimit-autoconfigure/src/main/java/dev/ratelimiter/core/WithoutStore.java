@@ -44,7 +44,7 @@ public final class WithoutStore {
         List<Check> local = new ArrayList<>();
         for (Check check : checks) {
             if (check.rule().failureMode() == FailureMode.LOCAL) {
-                local.add(new Check(fairShare(check.rule()), check.bucket(), check.cost(), check.shadow()));
+                local.add(check.withRule(fairShare(check.rule())));
             }
         }
         List<RuleOutcome> localOutcomes = local.isEmpty() ? List.of() : buckets.evaluateNow(local).outcomes();
@@ -62,6 +62,11 @@ public final class WithoutStore {
             }
         }
         return Verdict.evaluated(outcomes, Verdict.Source.LOCAL);
+    }
+
+    /** Gives back permits taken here while the store was unavailable; those not held here are ignored. */
+    public void release(List<Check> permits) {
+        buckets.releaseNow(permits);
     }
 
     public int liveInstances() {

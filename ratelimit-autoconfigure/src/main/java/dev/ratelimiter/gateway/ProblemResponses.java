@@ -26,10 +26,16 @@ final class ProblemResponses {
     static Mono<Void> rateLimited(ServerWebExchange exchange, RuleOutcome limiting) {
         long retryAfter = RateLimitHeaders.retryAfterSeconds(limiting);
         String policy = limiting.rule().id();
+        boolean concurrency = limiting.check().concurrency();
+        String what = concurrency
+                ? "Concurrency limit '" + policy + "' reached: " + limiting.rule().limit().quota()
+                        + " request(s) already in progress"
+                : "Rate limit '" + policy + "' exceeded";
         String body = "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
-                + "\"detail\":" + quote("Rate limit '" + policy + "' exceeded; retry after "
-                        + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".")
-                + ",\"error\":\"rate_limited\",\"retryAfter\":" + retryAfter
+                + "\"detail\":" + quote(what + "; retry after " + retryAfter + " second" + (retryAfter == 1 ? "" : "s")
+                        + ".")
+                + ",\"error\":" + (concurrency ? "\"too_many_in_progress\"" : "\"rate_limited\"")
+                + ",\"retryAfter\":" + retryAfter
                 + ",\"policy\":" + quote(policy) + "}";
         return write(exchange, HttpStatus.TOO_MANY_REQUESTS, body);
     }

@@ -2,6 +2,7 @@ package dev.ratelimiter.gateway;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
@@ -59,7 +60,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
         }
         RequestAttributes request = attributes(exchange, headers, apiKey);
+        AtomicReference<Verdict> decided = new AtomicReference<>();
         return evaluator.check(request)
+                // Kept before the hop below: a request cancelled during the hop must still give its permits back.
+                .doOnNext(decided::set)
                 // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other
                 // filters, the proxying) belongs on this connection's own event loop.
                 .publishOn(EventLoops.of(exchange))
@@ -69,7 +73,20 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                     logger.error("Rate-limit decision failed; letting the request through", failure);
                     return Mono.just(Verdict.unlimited(Verdict.Reason.NO_RULE));
                 })
-                .flatMap(verdict -> apply(request, verdict, exchange, chain));
+                .flatMap(verdict -> apply(request, verdict, exchange, chain))
+                // Concurrency permits are held until the response has been written, failed, or the client went away.
+                .doFinally(signal -> release(decided.getAndSet(null)));
+    }
+
+    private void release(Verdict verdict) {
+        if (verdict != null && !verdict.permitsHeld().isEmpty()) {
+            evaluator.release(verdict)
+                    .onErrorResume(failure -> {
+                        logger.warn("Could not give concurrency permits back; their lease will", failure);
+                        return Mono.empty();
+                    })
+                    .subscribe();
+        }
     }
 
     private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,

@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.time.Duration;
 import java.util.stream.Collectors;
 
+import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.Verdict;
@@ -49,6 +50,10 @@ public final class RateLimitHeaders {
 
     private static String policyItem(RuleOutcome outcome) {
         Limit limit = outcome.rule().limit();
+        if (limit instanceof ConcurrencyLimit) {
+            // In progress at once: there is no window to state.
+            return "\"" + outcome.rule().id() + "\";q=" + limit.quota();
+        }
         return "\"" + outcome.rule().id() + "\";q=" + limit.quota() + ";w=" + Math.max(1, ceilSeconds(limit.window()));
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleOutcome;
@@ -36,6 +37,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final RedisScript<List<Long>> script;
     private final RedisKeys keys;
     private final boolean splitBySlot;
+    private final RedisPermits permits;
 
     public RedisRateLimitStore(ReactiveStringRedisTemplate redis, RedisScript<List<Long>> script, RedisKeys keys,
             boolean splitBySlot) {
@@ -43,10 +45,29 @@ public final class RedisRateLimitStore implements RateLimitStore {
         this.script = script;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
+        this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
     }
 
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
+        Mono<Verdict> verdict = decide(checks);
+        if (checks.stream().noneMatch(Check::concurrency)) {
+            return verdict;
+        }
+        return verdict.doOnNext(decided -> permits.taken(decided.permitsHeld()));
+    }
+
+    @Override
+    public Mono<Void> release(List<Check> held, Verdict.Source source) {
+        return permits.release(held);
+    }
+
+    /** The permits this store holds for requests of this instance, renewed while they run. */
+    public RedisPermits permits() {
+        return permits;
+    }
+
+    private Mono<Verdict> decide(List<Check> checks) {
         if (!splitBySlot) {
             return run(checks).map(outcomes -> Verdict.evaluated(outcomes, Verdict.Source.STORE));
         }
@@ -77,11 +98,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
                 arguments.add(String.valueOf(bucket.capacity()));
                 arguments.add(String.valueOf(bucket.tokensPerSecond()));
             }
-            else {
-                SlidingWindowLimit window = (SlidingWindowLimit) limit;
+            else if (limit instanceof SlidingWindowLimit window) {
                 arguments.add("w");
                 arguments.add(String.valueOf(window.limit()));
                 arguments.add(String.valueOf(window.window().toMillis()));
+            }
+            else {
+                ConcurrencyLimit concurrency = (ConcurrencyLimit) limit;
+                arguments.add("c");
+                arguments.add(String.valueOf(concurrency.maxInProgress()));
+                arguments.add(String.valueOf(concurrency.lease().toMillis()));
+                arguments.add(check.permit());
+                arguments.add(check.shadow() ? "1" : "0");
+                continue;
             }
             arguments.add(String.valueOf(check.cost()));
             arguments.add(check.shadow() ? "1" : "0");

@@ -2,10 +2,10 @@
 --
 -- KEYS[i]          the bucket of check i (a hash)
 -- ARGV[1]          slack in milliseconds added to every TTL
--- ARGV[2 + 5(i-1)] check i: kind, 't' (token bucket) or 'w' (sliding window)
---      +1          token bucket: capacity          sliding window: limit per window
---      +2          token bucket: tokens per second  sliding window: window length in milliseconds
---      +3          cost of this request in tokens
+-- ARGV[2 + 5(i-1)] check i: kind, 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
+--      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
+--      +2          token bucket: tokens per second  sliding window: window length in ms  concurrency: lease in ms
+--      +3          cost of this request in tokens; for concurrency, the id of the permit the request takes
 --      +4          '1' if the check is in shadow (its denial is recorded, never enforced), else '0'
 --
 -- Returns { allowed (1/0), then for each check: allowed (1/0), remaining, retry-after us, reset-after us }.
@@ -20,6 +20,8 @@
 -- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
 -- + slack. The estimate weights the previous window by the share of it still in view.
+-- Concurrency state: a sorted set of permit ids scored by lease expiry (ms). Expired leases (permits of an instance
+-- that died, or stopped renewing) are dropped before counting. TTL: one lease + slack, renewed with the permits.
 
 local slack_ms = tonumber(ARGV[1])
 local time = redis.call('TIME')
@@ -35,10 +37,33 @@ for i = 1, n do
     local p1 = tonumber(ARGV[base + 1])
     local p2 = tonumber(ARGV[base + 2])
     local cost = tonumber(ARGV[base + 3])
+    local permit = nil
     local shadow = ARGV[base + 4] == '1'
     local allowed, remaining, retry_us, reset_us, write, ttl
 
-    if kind == 't' then
+    if kind == 'c' then
+        permit = ARGV[base + 3]
+        cost = 1
+        local now_ms = math.floor(now / 1000)
+        redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now_ms)
+        local in_progress = redis.call('ZCARD', KEYS[i])
+        local held = redis.call('ZSCORE', KEYS[i], permit)
+        if held then
+            in_progress = in_progress - 1
+        end
+        if in_progress < p1 then
+            allowed = 1
+            remaining = p1 - in_progress - 1
+            retry_us = 0
+            write = { now_ms + p2, permit }
+        else
+            allowed = 0
+            remaining = 0
+            retry_us = 1000000
+        end
+        reset_us = 0
+        ttl = p2 + slack_ms
+    elseif kind == 't' then
         local rate = p2 / 1000000
         local state = redis.call('HMGET', KEYS[i], 't', 'ts')
         local tokens = tonumber(state[1])
@@ -111,7 +136,7 @@ for i = 1, n do
     if allowed == 0 and not shadow then
         enforced_denial = true
     end
-    results[i] = { allowed, remaining, retry_us, reset_us, write, ttl, cost }
+    results[i] = { allowed, remaining, retry_us, reset_us, write, ttl, cost, kind }
 end
 
 local out = { enforced_denial and 0 or 1 }
@@ -123,8 +148,15 @@ for i = 1, n do
             remaining = remaining + r[7]
         end
     elseif r[5] then
-        redis.call('HSET', KEYS[i], unpack(r[5]))
-        redis.call('PEXPIRE', KEYS[i], r[6])
+        if r[8] == 'c' then
+            redis.call('ZADD', KEYS[i], unpack(r[5]))
+            if redis.call('PTTL', KEYS[i]) < r[6] then
+                redis.call('PEXPIRE', KEYS[i], r[6])
+            end
+        else
+            redis.call('HSET', KEYS[i], unpack(r[5]))
+            redis.call('PEXPIRE', KEYS[i], r[6])
+        end
     end
     out[#out + 1] = r[1]
     out[#out + 1] = math.floor(math.max(0, remaining))

@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -14,7 +16,10 @@ import reactor.netty.resources.LoopResources;
 /**
  * A real HTTP server standing in for the API behind the gateway. It answers every request with 200 and a
  * small JSON body (after an optional delay) and counts what reached it, per path and per API key, so tests
- * can assert what the upstream saw.
+ * can assert what the upstream saw — including how many requests it had in progress at once.
+ *
+ * <p>A path starting with {@code /stream} is answered as a slow stream: ten chunks, one per delay tenth, so that a
+ * client can go away in the middle of a response.
  */
 public final class StubUpstream implements AutoCloseable {
 
@@ -23,6 +28,8 @@ public final class StubUpstream implements AutoCloseable {
     private final AtomicLong hits = new AtomicLong();
     private final Map<String, AtomicLong> hitsByPath = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> hitsByApiKey = new ConcurrentHashMap<>();
+    private final Map<String, InFlight> inFlightByApiKey = new ConcurrentHashMap<>();
+    private final InFlight inFlight = new InFlight();
     private volatile Duration delay = Duration.ZERO;
 
     private StubUpstream() {
@@ -36,14 +43,32 @@ public final class StubUpstream implements AutoCloseable {
                     hits.incrementAndGet();
                     hitsByPath.computeIfAbsent(request.fullPath(), p -> new AtomicLong()).incrementAndGet();
                     String apiKey = request.requestHeaders().get("X-API-Key");
+                    InFlight client = apiKey == null ? null
+                            : inFlightByApiKey.computeIfAbsent(apiKey, k -> new InFlight());
                     if (apiKey != null) {
                         hitsByApiKey.computeIfAbsent(apiKey, k -> new AtomicLong()).incrementAndGet();
+                        client.enter();
                     }
-                    byte[] body = "{\"upstream\":\"stub\"}".getBytes(StandardCharsets.UTF_8);
+                    inFlight.enter();
                     Duration wait = delay;
-                    Mono<Void> answer = response.header("Content-Type", "application/json")
-                            .sendByteArray(Mono.just(body)).then();
-                    return wait.isZero() ? answer : Mono.delay(wait).then(answer);
+                    Mono<Void> answer;
+                    if (request.fullPath().startsWith("/stream")) {
+                        Duration tick = wait.isZero() ? Duration.ofMillis(10) : wait.dividedBy(10);
+                        answer = response.header("Content-Type", "text/plain")
+                                .sendString(Flux.interval(tick).take(10).map(i -> "chunk " + i + "\n")).then();
+                    }
+                    else {
+                        byte[] body = "{\"upstream\":\"stub\"}".getBytes(StandardCharsets.UTF_8);
+                        answer = response.header("Content-Type", "application/json")
+                                .sendByteArray(Mono.just(body)).then();
+                        answer = wait.isZero() ? answer : Mono.delay(wait).then(answer);
+                    }
+                    return answer.doFinally(signal -> {
+                        inFlight.leave();
+                        if (client != null) {
+                            client.leave();
+                        }
+                    });
                 })
                 .bindNow(Duration.ofSeconds(10));
     }
@@ -77,6 +102,22 @@ public final class StubUpstream implements AutoCloseable {
         return count == null ? 0 : count.get();
     }
 
+    /** Requests in progress here right now. */
+    public int inFlight() {
+        return inFlight.now.get();
+    }
+
+    /** The most requests in progress here at once since start or {@link #reset()}. */
+    public int maxInFlight() {
+        return inFlight.max.get();
+    }
+
+    /** The most requests of one API key in progress here at once since start or {@link #reset()}. */
+    public int maxInFlight(String apiKey) {
+        InFlight client = inFlightByApiKey.get(apiKey);
+        return client == null ? 0 : client.max.get();
+    }
+
     /** Makes every later answer wait this long (a slow upstream). */
     public void delay(Duration delay) {
         this.delay = delay;
@@ -86,6 +127,8 @@ public final class StubUpstream implements AutoCloseable {
         hits.set(0);
         hitsByPath.clear();
         hitsByApiKey.clear();
+        inFlightByApiKey.clear();
+        inFlight.max.set(inFlight.now.get());
         delay = Duration.ZERO;
     }
 
@@ -93,5 +136,20 @@ public final class StubUpstream implements AutoCloseable {
     public void close() {
         server.disposeNow(Duration.ofSeconds(5));
         loops.disposeLater().block(Duration.ofSeconds(5));
+    }
+
+    /** Requests in progress, and the most seen at once. */
+    private static final class InFlight {
+
+        final AtomicInteger now = new AtomicInteger();
+        final AtomicInteger max = new AtomicInteger();
+
+        void enter() {
+            max.accumulateAndGet(now.incrementAndGet(), Math::max);
+        }
+
+        void leave() {
+            now.decrementAndGet();
+        }
     }
 }

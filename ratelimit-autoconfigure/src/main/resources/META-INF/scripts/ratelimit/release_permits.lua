@@ -1,0 +1,33 @@
+-- Concurrency permits of one instance: give back or renew, for many buckets in one call.
+--
+-- KEYS[i]   a concurrency bucket (a sorted set of permit ids scored by lease expiry, ms)
+-- ARGV[1]   'release' or 'renew'
+-- ARGV[2]   slack in milliseconds added to the key's TTL
+-- ARGV[3 + 2(i-1)]  permit id in bucket i
+--      +1           renew: the lease in milliseconds
+--
+-- Renew only extends permits still held (ZADD XX): a permit already given back, or dropped after its lease ran out,
+-- is not brought back. Returns the number of permits given back or renewed.
+
+local action = ARGV[1]
+local slack_ms = tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local done = 0
+
+for i = 1, #KEYS do
+    local permit = ARGV[3 + (i - 1) * 2]
+    if action == 'release' then
+        done = done + redis.call('ZREM', KEYS[i], permit)
+    else
+        local lease = tonumber(ARGV[4 + (i - 1) * 2])
+        redis.call('ZADD', KEYS[i], 'XX', 'CH', now_ms + lease, permit)
+        if redis.call('ZSCORE', KEYS[i], permit) then
+            done = done + 1
+            if redis.call('PTTL', KEYS[i]) < lease + slack_ms then
+                redis.call('PEXPIRE', KEYS[i], lease + slack_ms)
+            end
+        end
+    end
+end
+return done
