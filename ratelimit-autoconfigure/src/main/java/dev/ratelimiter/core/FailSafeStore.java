@@ -2,6 +2,7 @@ package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -87,8 +88,14 @@ public final class FailSafeStore implements RateLimitStore {
         if (source != Verdict.Source.STORE) {
             withoutStore.release(permits);
         }
-        if (source == Verdict.Source.LOCAL || breaker.getState() == CircuitBreaker.State.OPEN
-                || breaker.getState() == CircuitBreaker.State.FORCED_OPEN) {
+        if (source == Verdict.Source.LOCAL) {
+            return Mono.empty();
+        }
+        return releaseInStore(permits, source);
+    }
+
+    private Mono<Void> releaseInStore(List<Check> permits, Verdict.Source source) {
+        if (breaker.getState() == CircuitBreaker.State.OPEN || breaker.getState() == CircuitBreaker.State.FORCED_OPEN) {
             return Mono.empty();
         }
         return Mono.defer(() -> store.release(permits, source)).timeout(timeout.multipliedBy(10))
@@ -102,7 +109,9 @@ public final class FailSafeStore implements RateLimitStore {
     private void giveBackLatePermits(List<Check> checks) {
         List<Check> permits = checks.stream().filter(Check::concurrency).toList();
         if (!permits.isEmpty()) {
-            release(permits, Verdict.Source.STORE).subscribe();
+            // The verdict of that call is never seen: given back as such (null). The local fallback about to decide
+            // the request takes its own permits under the same ids; those stay.
+            releaseInStore(permits, null).subscribe();
         }
     }
 
@@ -115,6 +124,11 @@ public final class FailSafeStore implements RateLimitStore {
     private Duration retryAfterWhenClosed() {
         long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
         return Duration.ofMillis(Math.max(1_000, waitMillis));
+    }
+
+    @Override
+    public <T> Optional<T> find(Class<T> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : store.find(type);
     }
 
     /** Decisions made without the store since start. */

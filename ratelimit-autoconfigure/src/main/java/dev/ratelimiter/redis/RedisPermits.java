@@ -6,11 +6,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import dev.ratelimiter.core.BucketKey;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -31,26 +34,45 @@ public final class RedisPermits {
     public static final String SCRIPT_LOCATION = "META-INF/scripts/ratelimit/release_permits.lua";
 
     private final ReactiveStringRedisTemplate redis;
-    private final RedisScript<Long> script;
+    private final RedisScript<List<Long>> script;
     private final RedisKeys keys;
     private final boolean splitBySlot;
     private final LongSupplier nanoClock;
     private final Map<Held, Long> renewedAt = new ConcurrentHashMap<>();
+    /** Permits given up on before their grant was seen: a grant landing after that must not be renewed. */
+    private final Cache<String, Boolean> abandoned = Caffeine.newBuilder().maximumSize(100_000)
+            .expireAfterWrite(Duration.ofMinutes(1)).build();
 
     public RedisPermits(ReactiveStringRedisTemplate redis, RedisKeys keys, boolean splitBySlot, LongSupplier nanoClock) {
         this.redis = redis;
-        this.script = RedisScript.of(new ClassPathResource(SCRIPT_LOCATION), Long.class);
+        this.script = permitScript();
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.nanoClock = nanoClock;
+    }
+
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private static RedisScript<List<Long>> permitScript() {
+        return (RedisScript) RedisScript.of(new ClassPathResource(SCRIPT_LOCATION), List.class);
     }
 
     /** Records permits the store just granted, for renewal until they are released. */
     void taken(List<Check> permits) {
         long now = nanoClock.getAsLong();
         for (Check check : permits) {
-            renewedAt.put(Held.of(check), now);
+            if (abandoned.getIfPresent(check.permit()) == null) {
+                renewedAt.put(Held.of(check), now);
+            }
         }
+    }
+
+    /**
+     * Gives back permits whose grant was never seen (the request was cancelled, or the call timed out, while the
+     * script ran): they may be granted after this call is sent, so a grant landing later is not recorded.
+     */
+    public Mono<Void> abandon(List<Check> permits) {
+        permits.forEach(check -> abandoned.put(check.permit(), Boolean.TRUE));
+        return release(permits);
     }
 
     /** Gives permits back. Forgets them first: a permit whose release fails is no longer renewed, so its lease ends. */
@@ -61,10 +83,13 @@ public final class RedisPermits {
             renewedAt.remove(permit);
             held.add(permit);
         }
-        return run("release", held).then();
+        return run("release", held, results -> { }).then();
     }
 
-    /** Renews every permit a third of whose lease has passed; returns how many Redis still held. */
+    /**
+     * Renews every permit a third of whose lease has passed; returns how many Redis still held. One Redis no longer
+     * holds (its lease ran out during a long pause, or it was given back while its grant was landing) is forgotten.
+     */
     public Mono<Long> renewDue() {
         long now = nanoClock.getAsLong();
         List<Held> due = new ArrayList<>();
@@ -76,7 +101,14 @@ public final class RedisPermits {
         if (due.isEmpty()) {
             return Mono.just(0L);
         }
-        return run("renew", due).doOnNext(renewed -> due.forEach(permit -> renewedAt.replace(permit, now)));
+        return run("renew", due, results -> results.forEach((permit, held) -> {
+            if (held) {
+                renewedAt.replace(permit, now);
+            }
+            else {
+                renewedAt.remove(permit);
+            }
+        }));
     }
 
     /** Permits this instance holds in Redis right now. */
@@ -84,20 +116,21 @@ public final class RedisPermits {
         return renewedAt.size();
     }
 
-    private Mono<Long> run(String action, List<Held> permits) {
+    private Mono<Long> run(String action, List<Held> permits, Consumer<Map<Held, Boolean>> onResults) {
         if (permits.isEmpty()) {
             return Mono.just(0L);
         }
         if (!splitBySlot) {
-            return call(action, permits);
+            return call(action, permits, onResults);
         }
         Map<String, List<Held>> byPartition = new LinkedHashMap<>();
         permits.forEach(permit -> byPartition.computeIfAbsent(permit.bucket.partition(), p -> new ArrayList<>())
                 .add(permit));
-        return Flux.fromIterable(byPartition.values()).flatMap(group -> call(action, group)).reduce(0L, Long::sum);
+        return Flux.fromIterable(byPartition.values()).flatMap(group -> call(action, group, onResults))
+                .reduce(0L, Long::sum);
     }
 
-    private Mono<Long> call(String action, List<Held> permits) {
+    private Mono<Long> call(String action, List<Held> permits, Consumer<Map<Held, Boolean>> onResults) {
         List<String> keyNames = new ArrayList<>(permits.size());
         List<String> arguments = new ArrayList<>(2 + permits.size() * 2);
         arguments.add(action);
@@ -107,7 +140,16 @@ public final class RedisPermits {
             arguments.add(permit.id);
             arguments.add(String.valueOf(permit.lease.toMillis()));
         }
-        return Mono.defer(() -> redis.execute(script, keyNames, arguments).next()).defaultIfEmpty(0L);
+        return Mono.defer(() -> redis.execute(script, keyNames, arguments).next()).map(flags -> {
+            Map<Held, Boolean> results = new LinkedHashMap<>();
+            long done = 0;
+            for (int i = 0; i < permits.size() && i < flags.size(); i++) {
+                results.put(permits.get(i), flags.get(i) == 1L);
+                done += flags.get(i);
+            }
+            onResults.accept(results);
+            return done;
+        });
     }
 
     /** One permit: the bucket it is in, its id, its lease. */

@@ -59,7 +59,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     @Override
     public Mono<Void> release(List<Check> held, Verdict.Source source) {
-        return permits.release(held);
+        return source == null ? permits.abandon(held) : permits.release(held);
     }
 
     /** The permits this store holds for requests of this instance, renewed while they run. */

@@ -7,23 +7,24 @@
 --      +1           renew: the lease in milliseconds
 --
 -- Renew only extends permits still held (ZADD XX): a permit already given back, or dropped after its lease ran out,
--- is not brought back. Returns the number of permits given back or renewed.
+-- is not brought back. Returns, for each permit, 1 if it was given back or renewed, else 0 (it was not held).
 
 local action = ARGV[1]
 local slack_ms = tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local done = 0
+local done = {}
 
 for i = 1, #KEYS do
     local permit = ARGV[3 + (i - 1) * 2]
     if action == 'release' then
-        done = done + redis.call('ZREM', KEYS[i], permit)
+        done[i] = redis.call('ZREM', KEYS[i], permit)
     else
         local lease = tonumber(ARGV[4 + (i - 1) * 2])
         redis.call('ZADD', KEYS[i], 'XX', 'CH', now_ms + lease, permit)
+        done[i] = 0
         if redis.call('ZSCORE', KEYS[i], permit) then
-            done = done + 1
+            done[i] = 1
             if redis.call('PTTL', KEYS[i]) < lease + slack_ms then
                 redis.call('PEXPIRE', KEYS[i], lease + slack_ms)
             end
