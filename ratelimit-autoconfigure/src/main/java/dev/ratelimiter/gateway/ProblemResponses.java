@@ -52,6 +52,18 @@ final class ProblemResponses {
         return write(exchange, HttpStatus.SERVICE_UNAVAILABLE, body);
     }
 
+    /** 503 for a request shed because the upstream is full: the server is busy, the client did nothing wrong. */
+    static Mono<Void> overloaded(ServerWebExchange exchange, String upstream, String priority, long retryAfter) {
+        exchange.getResponse().getHeaders().set("Retry-After", String.valueOf(retryAfter));
+        String body = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+                + "\"detail\":" + quote("The service is at capacity and is shedding " + priority
+                        + " requests first; retry after " + retryAfter + " second" + (retryAfter == 1 ? "" : "s")
+                        + ".")
+                + ",\"error\":\"overloaded\",\"retryAfter\":" + retryAfter + ",\"priority\":" + quote(priority)
+                + ",\"upstream\":" + quote(upstream) + "}";
+        return write(exchange, HttpStatus.SERVICE_UNAVAILABLE, body);
+    }
+
     /** The configured answer (401 by default) for a request that carries no API key. */
     static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {

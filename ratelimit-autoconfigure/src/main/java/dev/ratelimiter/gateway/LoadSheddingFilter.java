@@ -1,0 +1,103 @@
+package dev.ratelimiter.gateway;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.Priority;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.cloud.gateway.route.Route;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+/**
+ * Priority load shedding in front of the upstreams that have a shedder: a request is let through, with a ticket
+ * counting it in progress until its response ends, or answered 503 with Retry-After here.
+ *
+ * <p>It runs after the rate limiter (a client over its own limit is told so with 429 first), as in Stripe's
+ * published order: rate limits, concurrency limits, then load shedders.
+ *
+ * <p>A request's priority comes from its route's {@value #PRIORITY_METADATA} metadata, else the default. A priority
+ * header may lower it (a client can declare its own work background); it may raise it only when the header is
+ * trusted (set by something in front of the gateway that clients cannot reach around). An unknown value in the
+ * header is ignored.
+ */
+public final class LoadSheddingFilter implements GlobalFilter, Ordered {
+
+    public static final String PRIORITY_METADATA = "ratelimit-priority";
+
+    private static final Logger logger = LoggerFactory.getLogger(LoadSheddingFilter.class);
+
+    private final Map<String, LoadShedder> byRoute;
+    private final Priority defaultPriority;
+    private final String priorityHeader;
+    private final boolean headerTrusted;
+    private final long retryAfterSeconds;
+    private final int order;
+    private final Set<String> warnedRoutes = ConcurrentHashMap.newKeySet();
+
+    public LoadSheddingFilter(Map<String, LoadShedder> byRoute, Priority defaultPriority, String priorityHeader,
+            boolean headerTrusted, Duration retryAfter, int order) {
+        this.byRoute = Map.copyOf(byRoute);
+        this.defaultPriority = defaultPriority;
+        this.priorityHeader = priorityHeader;
+        this.headerTrusted = headerTrusted;
+        this.retryAfterSeconds = Math.max(1, RateLimitHeaders.ceilSeconds(retryAfter));
+        this.order = order;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
+        LoadShedder shedder = route == null ? null : byRoute.get(route.getId());
+        if (shedder == null) {
+            return chain.filter(exchange);
+        }
+        Priority priority = priorityOf(route, exchange);
+        LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
+        if (ticket == null) {
+            return ProblemResponses.overloaded(exchange, shedder.upstream(), priority.label(), retryAfterSeconds);
+        }
+        return chain.filter(exchange).doFinally(signal -> {
+            HttpStatusCode status = exchange.getResponse().getStatusCode();
+            boolean overloaded = signal == SignalType.ON_ERROR
+                    || status != null && (status.value() == 503 || status.value() == 504);
+            ticket.release(overloaded, signal != SignalType.CANCEL);
+        });
+    }
+
+    Priority priorityOf(Route route, ServerWebExchange exchange) {
+        Object configured = route.getMetadata().get(PRIORITY_METADATA);
+        Priority priority = defaultPriority;
+        if (configured != null) {
+            Priority parsed = Priority.parse(configured.toString());
+            if (parsed == null && warnedRoutes.add(route.getId())) {
+                logger.warn("Route {} has {}='{}', which is not critical, normal or background; using {}",
+                        route.getId(), PRIORITY_METADATA, configured, defaultPriority.label());
+            }
+            else if (parsed != null) {
+                priority = parsed;
+            }
+        }
+        Priority sent = priorityHeader == null ? null
+                : Priority.parse(exchange.getRequest().getHeaders().getFirst(priorityHeader));
+        if (sent == null) {
+            return priority;
+        }
+        return headerTrusted ? sent : priority.atMost(sent);
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+}
