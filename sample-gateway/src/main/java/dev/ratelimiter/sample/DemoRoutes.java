@@ -23,6 +23,11 @@ class DemoRoutes {
         return routes.routes()
                 .route("demo-api", route -> route.path("/api/**")
                         .metadata("route-class", "default")
+                        .metadata("ratelimit-priority", "critical")
+                        .uri(upstream.uri()))
+                .route("demo-reports", route -> route.path("/reports/**")
+                        .metadata("route-class", "default")
+                        .metadata("ratelimit-priority", "background")
                         .uri(upstream.uri()))
                 .build();
     }

@@ -23,7 +23,12 @@ public final class DemoUpstream implements AutoCloseable {
                 .route(routes -> routes.get("/api/hello", (request, response) -> response
                         .header("Content-Type", "application/json")
                         .sendString(Mono.fromSupplier(() -> "{\"message\":\"Hello from the demo upstream\",\"time\":\""
-                                + Instant.now() + "\"}"), StandardCharsets.UTF_8)))
+                                + Instant.now() + "\"}"), StandardCharsets.UTF_8))
+                        // A slow report: two seconds of work, the endpoint concurrency limits protect.
+                        .get("/reports/run", (request, response) -> response
+                                .header("Content-Type", "application/json")
+                                .sendString(Mono.delay(Duration.ofSeconds(2)).map(tick -> "{\"report\":\"done\","
+                                        + "\"time\":\"" + Instant.now() + "\"}"), StandardCharsets.UTF_8)))
                 .bindNow(Duration.ofSeconds(10));
     }
 

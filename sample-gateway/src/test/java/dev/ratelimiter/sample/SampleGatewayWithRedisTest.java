@@ -1,6 +1,7 @@
 package dev.ratelimiter.sample;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,5 +45,23 @@ class SampleGatewayWithRedisTest {
         assertThat(redis.command("HGET", bucket, "t")).startsWith("9");
         String quota = redis.command("KEYS", "rl:*:free-hourly").trim();
         assertThat(redis.command("HGET", quota, "c")).as("the hourly quota counted the request too").isEqualTo("1");
+    }
+
+    @Test
+    void theSlowReportEndpointAllowsTwoReportsInProgressPerClient() {
+        WebClient client = WebClient.builder().baseUrl("http://127.0.0.1:" + port).build();
+        List<Integer> statuses = Flux.range(0, 3)
+                .flatMap(i -> Mono.delay(Duration.ofMillis(i * 300L)).then(client.get().uri("/reports/run")
+                        .header("X-API-Key", "demo-pro")
+                        .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))))
+                .collectList().block(Duration.ofSeconds(20));
+        assertThat(statuses).containsExactlyInAnyOrder(200, 200, 429);
+        String permits = redis.command("KEYS", "rl:*:reports-in-progress").trim();
+        // Given back right after the response is written, which the client may see a moment earlier.
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!"0".equals(redis.command("ZCARD", permits).trim()) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(redis.command("ZCARD", permits).trim()).as("both permits given back").isEqualTo("0");
     }
 }
