@@ -88,7 +88,7 @@ public final class FailSafeStore implements RateLimitStore {
         if (source != Verdict.Source.STORE) {
             withoutStore.release(permits);
         }
-        if (source == Verdict.Source.LOCAL) {
+        if (source == Verdict.Source.LOCAL || source == Verdict.Source.FALLBACK) {
             return Mono.empty();
         }
         return releaseInStore(permits, source);

@@ -19,8 +19,10 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
     public enum Source {
         /** The shared store: exact across every instance. */
         STORE,
-        /** This instance's memory, by configuration or because the store could not answer in time. */
+        /** This instance's memory, by configuration: the memory store, local-mode shares, the denial cache. */
         LOCAL,
+        /** This instance's memory because the store could not answer in time: each rule by its failure mode. */
+        FALLBACK,
         /** No store was asked. */
         NONE
     }

@@ -61,7 +61,7 @@ public final class WithoutStore {
                 outcomes.add(new RuleOutcome(check, true, check.rule().limit().quota(), Duration.ZERO, Duration.ZERO));
             }
         }
-        return Verdict.evaluated(outcomes, Verdict.Source.LOCAL);
+        return Verdict.evaluated(outcomes, Verdict.Source.FALLBACK);
     }
 
     /** Gives back permits taken here while the store was unavailable; those not held here are ignored. */

@@ -38,7 +38,7 @@ class FailSafeStoreTest {
         StepVerifier.create(store.evaluate(List.of(Fixtures.check(rule("r", 2, FailureMode.LOCAL), "k"))))
                 .assertNext(verdict -> {
                     assertThat(verdict.allowed()).isTrue();
-                    assertThat(verdict.source()).isEqualTo(Verdict.Source.LOCAL);
+                    assertThat(verdict.source()).isEqualTo(Verdict.Source.FALLBACK);
                 })
                 .expectComplete()
                 .verify(Duration.ofSeconds(2));
