@@ -1,5 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.Verdict;
@@ -8,42 +11,59 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * Counts verdicts: {@code ratelimit.decisions} by outcome (allowed, denied, unlimited) and
- * {@code ratelimit.shadow.denials} by rule, the would-be denials of rules in shadow mode. Tags are bounded: rule
- * ids and fixed words, never an API key.
+ * Counts verdicts:
+ * <ul>
+ * <li>{@code ratelimit.decisions} by {@code outcome} (allowed, denied, unavailable, unlimited), {@code rule} (the
+ * limiting rule, or {@code none}), {@code route_class} and {@code tier};</li>
+ * <li>{@code ratelimit.near.limit} by rule: allowed requests that left the limiting rule under 20 % of its quota —
+ * the clients about to be refused;</li>
+ * <li>{@code ratelimit.shadow.denials} by rule: would-be denials of rules in shadow.</li>
+ * </ul>
+ * Tags are bounded: rule ids, tiers and route classes come from configuration, never from a request; an API key or
+ * client id is never a tag.
  */
 final class MicrometerVerdictListener implements VerdictListener {
 
+    private static final double NEAR_LIMIT = 0.2;
+
     private final MeterRegistry registry;
-    private final Counter allowed;
-    private final Counter denied;
-    private final Counter unlimited;
+    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
     MicrometerVerdictListener(MeterRegistry registry) {
         this.registry = registry;
-        this.allowed = decisions("allowed");
-        this.denied = decisions("denied");
-        this.unlimited = decisions("unlimited");
-    }
-
-    private Counter decisions(String outcome) {
-        return Counter.builder("ratelimit.decisions").description("Rate-limit decisions by outcome")
-                .tag("outcome", outcome).register(registry);
     }
 
     @Override
     public void onVerdict(RequestAttributes request, Verdict verdict) {
-        if (verdict.reason() != Verdict.Reason.EVALUATED) {
-            unlimited.increment();
-        }
-        else if (verdict.allowed()) {
-            allowed.increment();
-        }
-        else {
-            denied.increment();
+        RuleOutcome limiting = verdict.limiting().orElse(null);
+        String rule = limiting == null ? "none" : limiting.rule().id();
+        decisions(outcome(verdict), rule, request.routeClass(), request.tier()).increment();
+        if (verdict.allowed() && limiting != null
+                && limiting.remaining() < NEAR_LIMIT * limiting.rule().limit().quota()) {
+            registry.counter("ratelimit.near.limit", "rule", rule).increment();
         }
         for (RuleOutcome outcome : verdict.shadowDenials()) {
             registry.counter("ratelimit.shadow.denials", "rule", outcome.rule().id()).increment();
         }
+    }
+
+    private static String outcome(Verdict verdict) {
+        if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
+            return "unavailable";
+        }
+        if (verdict.reason() != Verdict.Reason.EVALUATED) {
+            return "unlimited";
+        }
+        return verdict.allowed() ? "allowed" : "denied";
+    }
+
+    private Counter decisions(String outcome, String rule, String routeClass, String tier) {
+        String routeClassTag = routeClass == null ? "none" : routeClass;
+        String tierTag = tier == null ? "none" : tier;
+        String key = outcome + '\0' + rule + '\0' + routeClassTag + '\0' + tierTag;
+        return decisions.computeIfAbsent(key, k -> Counter.builder("ratelimit.decisions")
+                .description("Rate-limit decisions by outcome, limiting rule, route class and tier")
+                .tags("outcome", outcome, "rule", rule, "route_class", routeClassTag, "tier", tierTag)
+                .register(registry));
     }
 }

@@ -1,5 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
+import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
@@ -33,8 +35,10 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
-    RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin) {
-        return new RateLimitRulesEndpoint(admin);
+    RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, ObjectProvider<RateLimitStore> store,
+            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent) {
+        return new RateLimitRulesEndpoint(admin, new RateLimitView(store.getIfAvailable(),
+                instances.getIfAvailable(), recent.getIfAvailable()));
     }
 
     @Bean
@@ -80,7 +84,7 @@ public final class RateLimitActuatorAutoConfiguration {
         }
 
         @Bean
-        @ConditionalOnMissingBean(VerdictListener.class)
+        @ConditionalOnMissingBean(name = "micrometerVerdictListener")
         VerdictListener micrometerVerdictListener(MeterRegistry registry) {
             return new MicrometerVerdictListener(registry);
         }

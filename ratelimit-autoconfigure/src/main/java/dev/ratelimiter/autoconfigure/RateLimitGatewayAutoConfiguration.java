@@ -41,7 +41,7 @@ public final class RateLimitGatewayAutoConfiguration {
                 HttpStatusCode.valueOf(apiKey.getMissingStatus()));
         RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
                 identity.getTenantHeader(), identity.getTrustedProxyHops());
-        return new RateLimitFilter(evaluator, requestIdentity, missing, listeners.getIfAvailable(() -> VerdictListener.NONE),
+        return new RateLimitFilter(evaluator, requestIdentity, missing, VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC(), properties.getFilterOrder());
     }
 }

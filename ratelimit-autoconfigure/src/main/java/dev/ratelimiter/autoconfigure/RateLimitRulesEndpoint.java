@@ -21,14 +21,22 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 public class RateLimitRulesEndpoint {
 
     private final RuleAdmin admin;
+    private final RateLimitView view;
 
-    RateLimitRulesEndpoint(RuleAdmin admin) {
+    RateLimitRulesEndpoint(RuleAdmin admin, RateLimitView view) {
         this.admin = admin;
+        this.view = view;
     }
 
+    /**
+     * The rules in force with their version and switches, the store and its breaker, the instances seen, the clients
+     * denied most often recently (hashed ids) and the latest decisions.
+     */
     @ReadOperation
     public Map<String, Object> rules() {
-        return admin.describe();
+        Map<String, Object> all = new LinkedHashMap<>(admin.describe());
+        view.addTo(all);
+        return all;
     }
 
     @ReadOperation
@@ -50,7 +58,8 @@ public class RateLimitRulesEndpoint {
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> put(@Selector String id, @Nullable String group,
             @Nullable String key, @Nullable String algorithm, @Nullable String capacity, @Nullable String refillTokens,
-            @Nullable String refillPeriod, @Nullable String limit, @Nullable String window, @Nullable String cost,
+            @Nullable String refillPeriod, @Nullable String limit, @Nullable String window,
+            @Nullable String maxInProgress, @Nullable String lease, @Nullable String cost,
             @Nullable String mode, @Nullable String failureMode, @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
             @Nullable String matchApiKeys) {
@@ -63,6 +72,8 @@ public class RateLimitRulesEndpoint {
         settings.put("refillPeriod", refillPeriod);
         settings.put("limit", limit);
         settings.put("window", window);
+        settings.put("maxInProgress", maxInProgress);
+        settings.put("lease", lease);
         settings.put("cost", cost);
         settings.put("mode", mode);
         settings.put("failureMode", failureMode);

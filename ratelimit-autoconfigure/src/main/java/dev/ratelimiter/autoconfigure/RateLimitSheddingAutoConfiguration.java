@@ -12,6 +12,7 @@ import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.Priority;
+import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.LoadSheddingFilter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -30,7 +31,8 @@ import org.springframework.context.annotation.Bean;
  * Priority load shedding in front of the upstreams listed under {@code ratelimit.shedding.upstreams}: one
  * {@link LoadShedder} per upstream, a gateway filter right after the rate limiter, and per-upstream metrics.
  */
-@AutoConfiguration(after = RateLimitGatewayAutoConfiguration.class)
+@AutoConfiguration(after = { RateLimitGatewayAutoConfiguration.class, RateLimitEventsAutoConfiguration.class,
+        RateLimitActuatorAutoConfiguration.class })
 @ConditionalOnClass(GlobalFilter.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = { "ratelimit.enabled", "ratelimit.shedding.enabled" }, matchIfMissing = true)
@@ -50,10 +52,11 @@ public final class RateLimitSheddingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LoadSheddingFilter rateLimitLoadSheddingFilter(LoadShedders shedders, LoadSheddingProperties properties,
-            RateLimitProperties rateLimit) {
+            RateLimitProperties rateLimit, ObjectProvider<VerdictListener> listeners) {
         String header = properties.getPriorityHeader();
         int order = properties.getFilterOrder() != null ? properties.getFilterOrder() : rateLimit.getFilterOrder() + 1;
-        return new LoadSheddingFilter(shedders.byRoute(), shedders.defaultPriority(),
+        return new LoadSheddingFilter(shedders.byRoute(), VerdictListener.all(listeners.orderedStream().toList()),
+                shedders.defaultPriority(),
                 header == null || header.isBlank() ? null : header.trim(), properties.isTrustPriorityHeader(),
                 properties.getRetryAfter(), order);
     }

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.Priority;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -38,6 +40,7 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
     private static final Logger logger = LoggerFactory.getLogger(LoadSheddingFilter.class);
 
     private final Map<String, LoadShedder> byRoute;
+    private final VerdictListener listener;
     private final Priority defaultPriority;
     private final String priorityHeader;
     private final boolean headerTrusted;
@@ -45,9 +48,10 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
     private final int order;
     private final Set<String> warnedRoutes = ConcurrentHashMap.newKeySet();
 
-    public LoadSheddingFilter(Map<String, LoadShedder> byRoute, Priority defaultPriority, String priorityHeader,
-            boolean headerTrusted, Duration retryAfter, int order) {
+    public LoadSheddingFilter(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
+            String priorityHeader, boolean headerTrusted, Duration retryAfter, int order) {
         this.byRoute = Map.copyOf(byRoute);
+        this.listener = listener;
         this.defaultPriority = defaultPriority;
         this.priorityHeader = priorityHeader;
         this.headerTrusted = headerTrusted;
@@ -65,6 +69,11 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         Priority priority = priorityOf(route, exchange);
         LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
         if (ticket == null) {
+            RequestAttributes request = exchange.getAttribute(RateLimitFilter.REQUEST_ATTRIBUTE);
+            listener.onShed(request != null ? request : new RequestAttributes(null, null, null, null, route.getId(),
+                    exchange.getRequest().getPath().value(), String.valueOf(route.getMetadata().getOrDefault(
+                            RateLimitFilter.ROUTE_CLASS_METADATA, RateLimitFilter.DEFAULT_ROUTE_CLASS)), null, 1),
+                    priority, shedder.upstream());
             return ProblemResponses.overloaded(exchange, shedder.upstream(), priority.label(), retryAfterSeconds);
         }
         return chain.filter(exchange).doFinally(signal -> {

@@ -33,6 +33,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     public static final String COST_METADATA = "ratelimit-cost";
     public static final String DEFAULT_ROUTE_CLASS = "default";
 
+    /** Exchange attribute holding the request's {@link RequestAttributes}, for filters after this one. */
+    public static final String REQUEST_ATTRIBUTE = RateLimitFilter.class.getName() + ".request";
+
     private static final Logger logger = LoggerFactory.getLogger(RateLimitFilter.class);
 
     private final RateLimitEvaluator evaluator;
@@ -60,6 +63,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
         }
         RequestAttributes request = attributes(exchange, headers, apiKey);
+        exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         AtomicReference<Verdict> decided = new AtomicReference<>();
         return evaluator.check(request)
                 // Kept before the hop below: a request cancelled during the hop must still give its permits back.

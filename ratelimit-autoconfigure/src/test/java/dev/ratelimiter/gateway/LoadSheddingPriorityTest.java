@@ -40,7 +40,7 @@ class LoadSheddingPriorityTest {
     }
 
     private static LoadSheddingFilter filter(boolean trustHeader) {
-        return new LoadSheddingFilter(Map.of(), Priority.NORMAL, "X-Request-Priority", trustHeader,
+        return new LoadSheddingFilter(Map.of(), dev.ratelimiter.core.VerdictListener.NONE, Priority.NORMAL, "X-Request-Priority", trustHeader,
                 Duration.ofSeconds(1), 0);
     }
 

@@ -1,0 +1,154 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.ratelimiter.core.DecisionEvents;
+import dev.ratelimiter.core.EventQueue;
+import dev.ratelimiter.core.EventSink;
+import dev.ratelimiter.core.LogEventSink;
+import dev.ratelimiter.core.RecentDecisions;
+import dev.ratelimiter.kafka.KafkaEventSink;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+
+/**
+ * Decision events: a bounded queue fed by every verdict and shed request, drained on its own thread to the recent
+ * decisions kept for the actuator view, to Kafka when a broker is configured, and to a log when asked.
+ */
+@AutoConfiguration(before = RateLimitGatewayAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = { "ratelimit.enabled", "ratelimit.events.enabled" }, matchIfMissing = true)
+@EnableConfigurationProperties(DecisionEventProperties.class)
+public final class RateLimitEventsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RecentDecisions rateLimitRecentDecisions(DecisionEventProperties properties) {
+        return new RecentDecisions(properties.getRecent(), 1_000);
+    }
+
+    @Bean(initMethod = "start", destroyMethod = "")
+    @ConditionalOnMissingBean
+    EventQueue rateLimitEventQueue(DecisionEventProperties properties, RecentDecisions recent,
+            ObjectProvider<EventSink> sinks, ObjectProvider<MeterRegistry> registries) {
+        java.util.List<EventSink> all = new java.util.ArrayList<>();
+        all.add(recent);
+        sinks.orderedStream().filter(sink -> sink != recent).forEach(all::add);
+        if (properties.isLog()) {
+            all.add(new LogEventSink());
+        }
+        EventQueue queue = new EventQueue(properties.getQueueCapacity(), all);
+        registries.ifAvailable(registry -> bind(queue, registry));
+        return queue;
+    }
+
+    @Bean
+    EventQueueShutdown rateLimitEventQueueShutdown(EventQueue queue) {
+        return new EventQueueShutdown(queue);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DecisionEvents rateLimitDecisionEvents(EventQueue queue, DecisionEventProperties properties) {
+        String instance = properties.getInstance() != null ? properties.getInstance() : defaultInstance();
+        return new DecisionEvents(queue, Clock.systemUTC(), instance, properties.getRegion());
+    }
+
+    private static void bind(EventQueue queue, MeterRegistry registry) {
+        FunctionCounter.builder("ratelimit.events", queue, EventQueue::queued).tag("result", "queued")
+                .description("Decision events queued for the sinks").register(registry);
+        FunctionCounter.builder("ratelimit.events", queue, EventQueue::dropped).tag("result", "dropped")
+                .description("Decision events dropped because the queue was full").register(registry);
+        FunctionCounter.builder("ratelimit.events", queue,
+                q -> q.sinks().stream().mapToLong(EventSink::failed).sum()).tag("result", "failed")
+                .description("Decision events a sink could not deliver (Kafka down or slow)").register(registry);
+        Gauge.builder("ratelimit.events.backlog", queue, EventQueue::backlog)
+                .description("Decision events waiting in the queue").register(registry);
+        queue.sinks().stream().filter(sink -> sink.delivered() >= 0)
+                .forEach(sink -> FunctionCounter.builder("ratelimit.events", sink, EventSink::delivered)
+                        .tag("result", "sent").description("Decision events Kafka acknowledged").register(registry));
+    }
+
+    static String defaultInstance() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        }
+        catch (UnknownHostException ex) {
+            host = "unknown-host";
+        }
+        return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+    }
+
+    /** Stops the queue after the web server (which is stopped earlier) has finished its requests. */
+    static final class EventQueueShutdown implements org.springframework.beans.factory.DisposableBean {
+
+        private final EventQueue queue;
+
+        EventQueueShutdown(EventQueue queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public void destroy() {
+            queue.stop(Duration.ofSeconds(2));
+        }
+    }
+
+    /** The Kafka sink, when spring-kafka is present and bootstrap servers are known. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(KafkaTemplate.class)
+    @Conditional(OnKafkaEventsCondition.class)
+    static class KafkaEvents {
+
+        @Bean(destroyMethod = "")
+        @ConditionalOnMissingBean
+        KafkaEventSink rateLimitKafkaEventSink(DecisionEventProperties properties, Environment environment) {
+            DecisionEventProperties.Kafka kafka = properties.getKafka();
+            String servers = OnKafkaEventsCondition.bootstrapServers(environment);
+            if (servers == null) {
+                throw new IllegalStateException("ratelimit.events.kafka.enabled is true, but no Kafka bootstrap servers "
+                        + "are configured: set ratelimit.events.kafka.bootstrap-servers or "
+                        + "spring.kafka.bootstrap-servers.");
+            }
+            Map<String, Object> config = new HashMap<>();
+            config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+            config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+            config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+            // Telemetry defaults: batched and compressed; idempotent so a retried batch is not counted twice; and
+            // never blocking the sending thread for long when Kafka is away.
+            config.put(ProducerConfig.ACKS_CONFIG, "all");
+            config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+            config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+            config.put(ProducerConfig.BATCH_SIZE_CONFIG, 65_536);
+            config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 500);
+            config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+            config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+            config.put(ProducerConfig.CLIENT_ID_CONFIG, "ratelimit-events");
+            config.putAll(kafka.getProducer());
+            return new KafkaEventSink(new DefaultKafkaProducerFactory<>(config), kafka.getTopic(), kafka.getBackOff(),
+                    System::nanoTime);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.ratelimiter.core;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Turns verdicts (and shed requests) into {@link DecisionEvent}s and hands them to an {@link EventQueue}. Runs on
+ * the request path: it builds one small object and offers it to a bounded queue, never more.
+ */
+public final class DecisionEvents implements VerdictListener {
+
+    private final EventQueue queue;
+    private final Clock clock;
+    private final String instance;
+    private final String region;
+
+    public DecisionEvents(EventQueue queue, Clock clock, String instance, String region) {
+        this.queue = queue;
+        this.clock = clock;
+        this.instance = instance;
+        this.region = region;
+    }
+
+    @Override
+    public void onVerdict(RequestAttributes request, Verdict verdict) {
+        queue.offer(of(request, verdict));
+    }
+
+    @Override
+    public void onShed(RequestAttributes request, Priority priority, String upstream) {
+        queue.offer(new DecisionEvent(clock.instant(), client(request), request.tier(), request.routeId(),
+                request.routeClass(), DecisionEvent.Verdict.SHED, "evaluated", "none", null, -1, -1, List.of(),
+                priority.label(), upstream, instance, region));
+    }
+
+    DecisionEvent of(RequestAttributes request, Verdict verdict) {
+        List<DecisionEvent.RuleResult> rules = new ArrayList<>(verdict.outcomes().size());
+        for (RuleOutcome outcome : verdict.outcomes()) {
+            rules.add(new DecisionEvent.RuleResult(outcome.rule().id(), outcome.allowed(), outcome.remaining(),
+                    outcome.check().shadow()));
+        }
+        RuleOutcome limiting = verdict.limiting().orElse(null);
+        return new DecisionEvent(clock.instant(), client(request), request.tier(), request.routeId(),
+                request.routeClass(), verdictOf(verdict), verdict.reason().name().toLowerCase(Locale.ROOT),
+                verdict.source().name().toLowerCase(Locale.ROOT), limiting == null ? null : limiting.rule().id(),
+                limiting == null ? -1 : limiting.rule().limit().quota(), limiting == null ? -1 : limiting.remaining(),
+                rules, null, null, instance, region);
+    }
+
+    private static DecisionEvent.Verdict verdictOf(Verdict verdict) {
+        if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
+            return DecisionEvent.Verdict.UNAVAILABLE;
+        }
+        if (!verdict.allowed()) {
+            return DecisionEvent.Verdict.DENIED;
+        }
+        return verdict.shadowDenials().isEmpty() ? DecisionEvent.Verdict.ALLOWED : DecisionEvent.Verdict.SHADOW_DENIED;
+    }
+
+    private static String client(RequestAttributes request) {
+        return request.apiKey() == null ? null : ClientIds.of(request.apiKey());
+    }
+}

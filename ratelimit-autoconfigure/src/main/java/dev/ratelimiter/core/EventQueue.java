@@ -1,0 +1,138 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bounded in-memory queue between the request path and the event sinks. {@link #offer} never waits: when the
+ * queue is full the event is dropped and counted — telemetry is the one thing allowed to be lossy. One daemon thread
+ * drains the queue in batches to every sink, so a slow or absent Kafka costs requests nothing.
+ */
+public final class EventQueue {
+
+    private static final Logger logger = LoggerFactory.getLogger(EventQueue.class);
+    private static final int BATCH = 512;
+
+    private final BlockingQueue<DecisionEvent> queue;
+    private final List<EventSink> sinks;
+    private final AtomicLong queued = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong drained = new AtomicLong();
+    private volatile Thread drainer;
+    private volatile boolean running;
+
+    public EventQueue(int capacity, List<EventSink> sinks) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("event queue capacity must be at least 1, but was " + capacity);
+        }
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.sinks = List.copyOf(sinks);
+    }
+
+    /** Queues an event, or drops and counts it when the queue is full. Never blocks. */
+    public void offer(DecisionEvent event) {
+        if (queue.offer(event)) {
+            queued.incrementAndGet();
+        }
+        else {
+            dropped.incrementAndGet();
+        }
+    }
+
+    public synchronized void start() {
+        if (drainer == null) {
+            running = true;
+            drainer = new Thread(this::drain, "ratelimit-events");
+            drainer.setDaemon(true);
+            drainer.start();
+        }
+    }
+
+    /** Stops draining after handing what is queued to the sinks, waiting at most {@code timeout}; closes the sinks. */
+    public synchronized void stop(Duration timeout) {
+        Thread thread = drainer;
+        if (thread == null) {
+            return;
+        }
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(timeout.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        drainer = null;
+        sinks.forEach(EventSink::close);
+    }
+
+    private void drain() {
+        List<DecisionEvent> batch = new ArrayList<>(BATCH);
+        while (running || !queue.isEmpty()) {
+            try {
+                DecisionEvent first = running ? queue.poll(200, TimeUnit.MILLISECONDS) : queue.poll();
+                if (first == null) {
+                    if (!running) {
+                        return;
+                    }
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, BATCH - 1);
+                deliver(batch);
+                batch.clear();
+            }
+            catch (InterruptedException ex) {
+                // stop() interrupts a waiting poll; the loop then drains what is left without waiting.
+                if (!running) {
+                    continue;
+                }
+            }
+        }
+    }
+
+    private void deliver(List<DecisionEvent> batch) {
+        List<DecisionEvent> events = List.copyOf(batch);
+        for (EventSink sink : sinks) {
+            try {
+                sink.accept(events);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Event sink {} failed; {} events not delivered to it", sink, events.size(), ex);
+            }
+        }
+        drained.addAndGet(events.size());
+    }
+
+    /** Events accepted into the queue since start. */
+    public long queued() {
+        return queued.get();
+    }
+
+    /** Events dropped because the queue was full. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /** Events handed to the sinks. */
+    public long drained() {
+        return drained.get();
+    }
+
+    /** Events waiting in the queue now. */
+    public int backlog() {
+        return queue.size();
+    }
+
+    public List<EventSink> sinks() {
+        return sinks;
+    }
+}
