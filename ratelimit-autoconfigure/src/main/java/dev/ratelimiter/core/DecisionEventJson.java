@@ -34,7 +34,7 @@ public final class DecisionEventJson {
             DecisionEvent.RuleResult rule = event.rules().get(i);
             json.append(i == 0 ? "{" : ",{");
             json.append("\"id\":");
-            quote(json, rule.id());
+            JsonText.quote(json, rule.id());
             json.append(",\"allowed\":").append(rule.allowed()).append(",\"remaining\":").append(rule.remaining())
                     .append(",\"shadow\":").append(rule.shadow()).append('}');
         }
@@ -49,27 +49,7 @@ public final class DecisionEventJson {
     private static void field(StringBuilder json, String name, String value) {
         if (value != null) {
             json.append(",\"").append(name).append("\":");
-            quote(json, value);
+            JsonText.quote(json, value);
         }
-    }
-
-    private static void quote(StringBuilder json, String text) {
-        json.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    }
-                    else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        json.append('"');
     }
 }

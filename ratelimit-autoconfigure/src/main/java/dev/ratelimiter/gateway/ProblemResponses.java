@@ -2,6 +2,7 @@ package dev.ratelimiter.gateway;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.ratelimiter.core.JsonText;
 import dev.ratelimiter.core.RuleOutcome;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatus;
@@ -89,22 +90,6 @@ final class ProblemResponses {
 
     /** A JSON string literal. Only configuration-derived text reaches here, but it is escaped all the same. */
     static String quote(String text) {
-        StringBuilder json = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    }
-                    else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        return json.append('"').toString();
+        return JsonText.quote(text);
     }
 }

@@ -1,0 +1,36 @@
+package dev.ratelimiter.core;
+
+/** JSON string literals, written by hand where a mapper would be a dependency for one small object. */
+public final class JsonText {
+
+    private JsonText() {
+    }
+
+    /** {@code text} as a JSON string literal, quotes included. */
+    public static String quote(String text) {
+        StringBuilder json = new StringBuilder(text.length() + 2);
+        quote(json, text);
+        return json.toString();
+    }
+
+    /** Appends {@code text} as a JSON string literal: quotes, backslashes and control characters escaped. */
+    public static void quote(StringBuilder json, String text) {
+        json.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format("\\u%04x", (int) c));
+                    }
+                    else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+}
