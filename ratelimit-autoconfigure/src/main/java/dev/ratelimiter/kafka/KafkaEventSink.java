@@ -36,6 +36,8 @@ public final class KafkaEventSink implements EventSink {
     private final AtomicLong failed = new AtomicLong();
     private volatile long pausedUntilNanos;
     private volatile boolean paused;
+    /** Whether a producer was ever asked for: closing must not create one just to flush nothing. */
+    private volatile boolean used;
 
     public KafkaEventSink(DefaultKafkaProducerFactory<String, String> producers, String topic, Duration backOff,
             LongSupplier nanoClock) {
@@ -55,6 +57,7 @@ public final class KafkaEventSink implements EventSink {
                 return;
             }
             DecisionEvent event = events.get(i);
+            used = true;
             try {
                 template.send(new ProducerRecord<>(topic, null, event.time().toEpochMilli(), event.key(),
                         DecisionEventJson.write(event))).whenComplete((result, failure) -> {
@@ -109,6 +112,9 @@ public final class KafkaEventSink implements EventSink {
 
     @Override
     public void close() {
+        if (!used) {
+            return;
+        }
         try {
             template.flush();
         }
