@@ -147,8 +147,9 @@ public final class RateLimitEventsAutoConfiguration {
             config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
             config.put(ProducerConfig.CLIENT_ID_CONFIG, "ratelimit-events");
             config.putAll(kafka.getProducer());
-            return new KafkaEventSink(new DefaultKafkaProducerFactory<>(config), kafka.getTopic(), kafka.getBackOff(),
-                    System::nanoTime);
+            DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(config);
+            producers.setPhysicalCloseTimeout(2);
+            return new KafkaEventSink(producers, kafka.getTopic(), kafka.getBackOff(), System::nanoTime);
         }
     }
 }

@@ -73,7 +73,7 @@ public final class LoadShedder {
         while (true) {
             int before = inFlight.get();
             if (random.getAsDouble() < shedProbability(priority, before + reserved, current)) {
-                shed.get(priority).incrementAndGet();
+                recordShed(priority);
                 return null;
             }
             if (before < current && inFlight.compareAndSet(before, before + 1)) {
@@ -82,8 +82,25 @@ public final class LoadShedder {
                 return new Ticket(priority, nanoClock.getAsLong(), before + 1);
             }
             if (before >= current) {
-                shed.get(priority).incrementAndGet();
+                recordShed(priority);
                 return null;
+            }
+        }
+    }
+
+    /**
+     * Counts a shed request. One above background was demand that did not fit: it raises the peaks the lower
+     * priorities are judged by, so that they make room sooner.
+     */
+    private void recordShed(Priority priority) {
+        shed.get(priority).incrementAndGet();
+        if (priority != Priority.BACKGROUND) {
+            synchronized (peaks) {
+                decayPeaks();
+                if (priority == Priority.CRITICAL) {
+                    peaks[0] = Math.max(peaks[0], above(Priority.NORMAL) + 1);
+                }
+                peaks[1] = Math.max(peaks[1], above(Priority.BACKGROUND) + 1);
             }
         }
     }

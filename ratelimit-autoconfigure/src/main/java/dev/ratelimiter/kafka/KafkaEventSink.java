@@ -115,12 +115,8 @@ public final class KafkaEventSink implements EventSink {
         if (!used) {
             return;
         }
-        try {
-            template.flush();
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not flush decision events on close: {}", ex.toString());
-        }
+        // Closing sends what is buffered, within the factory's close timeout (a few seconds, set where the factory
+        // is built): shutting down must not wait on a broker that is gone.
         producers.destroy();
     }
 

@@ -74,8 +74,8 @@ class LoadSheddingIntegrationTest {
 
     @Test
     void backgroundIsShedFirstWhileUserFacingRequestsKeepSucceeding() {
-        Map<String, Map<Integer, AtomicLong>> light = run(5, 40, Duration.ofMillis(2500));
-        Map<String, Map<Integer, AtomicLong>> heavy = run(15, 40, Duration.ofMillis(2500));
+        Map<String, Map<Integer, AtomicLong>> light = run(5, 40, Duration.ofSeconds(3));
+        Map<String, Map<Integer, AtomicLong>> heavy = run(15, 40, Duration.ofSeconds(3));
 
         assertThat(upstream.maxInFlight()).as("the upstream never had more than its limit in progress")
                 .isLessThanOrEqualTo(20);
@@ -122,13 +122,13 @@ class LoadSheddingIntegrationTest {
 
     /**
      * Closed-loop workers on both routes for {@code duration}: statuses by route, of requests started after the
-     * first half second. Background already in progress when user-facing traffic grows cannot be taken back; it
+     * first second. Background already in progress when user-facing traffic grows cannot be taken back; it
      * drains within one upstream latency, and that transition is left out of the steady-state figures.
      */
     private Map<String, Map<Integer, AtomicLong>> run(int users, int batchWorkers, Duration duration) {
         Map<String, Map<Integer, AtomicLong>> statuses = new ConcurrentHashMap<>();
         long start = System.nanoTime();
-        long countFrom = start + Duration.ofMillis(500).toNanos();
+        long countFrom = start + Duration.ofSeconds(1).toNanos();
         long deadline = start + duration.toNanos();
         Flux<Integer> user = Flux.range(0, users).flatMap(i -> loop("/user/page", "user-" + i, countFrom, deadline),
                 users);

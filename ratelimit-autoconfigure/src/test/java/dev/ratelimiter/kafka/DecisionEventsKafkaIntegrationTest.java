@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -36,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with the schema's fields, keyed by client, and never with an API key in clear.
  */
 @SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// Closed after the class, with its Kafka producer: a cached context would keep calling a broker that is gone.
+@DirtiesContext
 class DecisionEventsKafkaIntegrationTest {
 
     static final String TOPIC = "ratelimit.decisions";

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -37,6 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own server is shut down and started again in place, on the same address.
  */
 @SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// Closed after the class, with its Kafka producer: a cached context would keep calling a broker that is gone.
+@DirtiesContext
 class DecisionEventsKafkaOutageTest {
 
     static final String TOPIC = "ratelimit.decisions";
