@@ -35,7 +35,7 @@ public final class LoadShedder {
     private final double target;
     private final DoubleSupplier random;
     private final LongSupplier nanoClock;
-    static final int PEAK_DECAY_SECONDS = 2;
+    static final int PEAK_DECAY_SECONDS = 10;
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger[] inFlightByPriority = { new AtomicInteger(), new AtomicInteger(), new AtomicInteger() };

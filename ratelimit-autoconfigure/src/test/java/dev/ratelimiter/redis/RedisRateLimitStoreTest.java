@@ -163,13 +163,14 @@ class RedisRateLimitStoreTest {
 
     @Test
     void aBurstStraddlingAWindowBoundaryAdmitsAtMostOnePointOneTimesTheLimit() {
-        Rule window = slidingWindow("window", 100, Duration.ofSeconds(2));
-        // Shortly before a boundary of the store's clock: 85% into a 2 s window, leaving the burst 300 ms to finish
-        // on a loaded machine before the boundary.
-        sleepUntilWindowFraction(2_000, 0.85);
+        // A 5 s window, so that a burst of 150 script calls takes a small share of it even on a loaded machine: the
+        // bound holds for a burst, and a slow burst would be a longer stretch of the window, which may admit more.
+        Rule window = slidingWindow("window", 100, Duration.ofSeconds(5));
+        // Shortly before a boundary of the store's clock: 85% into the window.
+        sleepUntilWindowFraction(5_000, 0.85);
         int before = burst(window, 150);
-        // Just after the boundary: 5% into the next window.
-        sleepUntilWindowFraction(2_000, 0.05);
+        // Just after the boundary: 2% into the next window.
+        sleepUntilWindowFraction(5_000, 0.02);
         int after = burst(window, 150);
         assertThat(before).isEqualTo(100);
         assertThat(before + after).as("a fixed window would admit 200").isLessThanOrEqualTo(110);
