@@ -4,8 +4,9 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.DecisionEvents;
@@ -47,11 +48,12 @@ public final class RateLimitEventsAutoConfiguration {
         return new RecentDecisions(properties.getRecent(), 1_000);
     }
 
-    @Bean(initMethod = "start", destroyMethod = "")
+    /** Stopped after the beans that feed it (the filters), so the last requests' events still reach the sinks. */
+    @Bean(initMethod = "start", destroyMethod = "stop")
     @ConditionalOnMissingBean
     EventQueue rateLimitEventQueue(DecisionEventProperties properties, RecentDecisions recent,
             ObjectProvider<EventSink> sinks, ObjectProvider<MeterRegistry> registries) {
-        java.util.List<EventSink> all = new java.util.ArrayList<>();
+        List<EventSink> all = new ArrayList<>();
         all.add(recent);
         sinks.orderedStream().filter(sink -> sink != recent).forEach(all::add);
         if (properties.isLog()) {
@@ -60,11 +62,6 @@ public final class RateLimitEventsAutoConfiguration {
         EventQueue queue = new EventQueue(properties.getQueueCapacity(), all);
         registries.ifAvailable(registry -> bind(queue, registry));
         return queue;
-    }
-
-    @Bean
-    EventQueueShutdown rateLimitEventQueueShutdown(EventQueue queue) {
-        return new EventQueueShutdown(queue);
     }
 
     @Bean
@@ -98,21 +95,6 @@ public final class RateLimitEventsAutoConfiguration {
             host = "unknown-host";
         }
         return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
-    }
-
-    /** Stops the queue after the web server (which is stopped earlier) has finished its requests. */
-    static final class EventQueueShutdown implements org.springframework.beans.factory.DisposableBean {
-
-        private final EventQueue queue;
-
-        EventQueueShutdown(EventQueue queue) {
-            this.queue = queue;
-        }
-
-        @Override
-        public void destroy() {
-            queue.stop(Duration.ofSeconds(2));
-        }
     }
 
     /** The Kafka sink, when spring-kafka is present and bootstrap servers are known. */

@@ -56,6 +56,11 @@ public final class EventQueue {
         }
     }
 
+    /** {@link #stop(Duration)} within two seconds: what the application context calls on shutdown. */
+    public void stop() {
+        stop(Duration.ofSeconds(2));
+    }
+
     /** Stops draining after handing what is queued to the sinks, waiting at most {@code timeout}; closes the sinks. */
     public synchronized void stop(Duration timeout) {
         Thread thread = drainer;

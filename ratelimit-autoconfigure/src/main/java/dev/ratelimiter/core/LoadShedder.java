@@ -76,14 +76,11 @@ public final class LoadShedder {
                 recordShed(priority);
                 return null;
             }
-            if (before < current && inFlight.compareAndSet(before, before + 1)) {
+            // At or past the limit the probability above is 1, so a request admitted here always fits.
+            if (inFlight.compareAndSet(before, before + 1)) {
                 inFlightByPriority[priority.ordinal()].incrementAndGet();
                 updatePeaks();
                 return new Ticket(priority, nanoClock.getAsLong(), before + 1);
-            }
-            if (before >= current) {
-                recordShed(priority);
-                return null;
             }
         }
     }

@@ -71,15 +71,11 @@ public final class RateLimitEvaluator {
     }
 
     /**
-     * Gives back the permits an allowed request holds, when its response has completed, failed or been cancelled.
-     * A refused request holds none: the store takes permits all or nothing, with the rest of the verdict.
+     * Gives back the permits a request holds ({@link Verdict#permitsHeld()}), when its response has completed, failed
+     * or been cancelled. A refused request holds none: the store takes permits all or nothing, with the verdict.
      */
-    public Mono<Void> release(Verdict verdict) {
-        if (!verdict.allowed()) {
-            return Mono.empty();
-        }
-        List<Check> held = verdict.permitsHeld();
-        return held.isEmpty() ? Mono.empty() : store.release(held, verdict.source());
+    public Mono<Void> release(List<Check> held, Verdict.Source source) {
+        return held.isEmpty() ? Mono.empty() : store.release(held, source);
     }
 
     /**

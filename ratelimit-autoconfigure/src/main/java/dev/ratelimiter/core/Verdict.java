@@ -75,9 +75,12 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
         if (!allowed) {
             return List.of();
         }
-        List<Check> held = new ArrayList<>(1);
+        List<Check> held = List.of();
         for (RuleOutcome outcome : outcomes) {
             if (outcome.allowed() && outcome.check().concurrency()) {
+                if (held.isEmpty()) {
+                    held = new ArrayList<>(1);
+                }
                 held.add(outcome.check());
             }
         }

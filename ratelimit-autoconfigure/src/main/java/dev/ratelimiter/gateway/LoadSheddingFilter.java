@@ -71,9 +71,8 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         if (ticket == null) {
             RequestAttributes request = exchange.getAttribute(RateLimitFilter.REQUEST_ATTRIBUTE);
             listener.onShed(request != null ? request : new RequestAttributes(null, null, null, null, route.getId(),
-                    exchange.getRequest().getPath().value(), String.valueOf(route.getMetadata().getOrDefault(
-                            RateLimitFilter.ROUTE_CLASS_METADATA, RateLimitFilter.DEFAULT_ROUTE_CLASS)), null, 1),
-                    priority, shedder.upstream());
+                    exchange.getRequest().getPath().value(), RateLimitFilter.routeClassOf(route.getMetadata()), null,
+                    1), priority, shedder.upstream());
             return ProblemResponses.overloaded(exchange, shedder.upstream(), priority.label(), retryAfterSeconds);
         }
         return chain.filter(exchange).doFinally(signal -> {
@@ -89,12 +88,12 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         Priority priority = defaultPriority;
         if (configured != null) {
             Priority parsed = Priority.parse(configured.toString());
-            if (parsed == null && warnedRoutes.add(route.getId())) {
+            if (parsed != null) {
+                priority = parsed;
+            }
+            else if (warnedRoutes.add(route.getId())) {
                 logger.warn("Route {} has {}='{}', which is not critical, normal or background; using {}",
                         route.getId(), PRIORITY_METADATA, configured, defaultPriority.label());
-            }
-            else if (parsed != null) {
-                priority = parsed;
             }
         }
         Priority sent = priorityHeader == null ? null

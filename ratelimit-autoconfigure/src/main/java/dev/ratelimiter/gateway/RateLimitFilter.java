@@ -1,9 +1,11 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RuleSet;
@@ -83,8 +85,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     }
 
     private void release(Verdict verdict) {
-        if (verdict != null && !verdict.permitsHeld().isEmpty()) {
-            evaluator.release(verdict)
+        List<Check> held = verdict == null ? List.of() : verdict.permitsHeld();
+        if (!held.isEmpty()) {
+            evaluator.release(held, verdict.source())
                     .onErrorResume(failure -> {
                         logger.warn("Could not give concurrency permits back; their lease will", failure);
                         return Mono.empty();
@@ -109,11 +112,16 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
-        String routeClass = String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, DEFAULT_ROUTE_CLASS));
+        String routeClass = routeClassOf(metadata);
         RuleSet rules = evaluator.rules();
         return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
                 identity.clientIp(exchange), route != null ? route.getId() : null,
                 exchange.getRequest().getPath().value(), routeClass, rules.tierOf(apiKey), cost(metadata));
+    }
+
+    /** The route class a route's metadata names, else {@value #DEFAULT_ROUTE_CLASS}. */
+    static String routeClassOf(Map<String, Object> metadata) {
+        return String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, DEFAULT_ROUTE_CLASS));
     }
 
     private static int cost(Map<String, Object> metadata) {
