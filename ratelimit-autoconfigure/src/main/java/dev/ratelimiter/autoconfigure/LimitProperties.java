@@ -3,6 +3,8 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Duration;
 
 import dev.ratelimiter.core.ConcurrencyLimit;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.StoreMode;
 
 /**
  * One limit as written in configuration: a token bucket (capacity, refill-tokens, refill-period), a sliding
@@ -51,6 +53,33 @@ public class LimitProperties {
      * every third of it, so it may be shorter than the slowest request.
      */
     private Duration lease = ConcurrencyLimit.DEFAULT_LEASE;
+
+    /**
+     * What the limit does when the store cannot answer: local (this instance's share), open or closed.
+     */
+    private FailureMode failureMode = FailureMode.LOCAL;
+
+    /**
+     * Where the limit is decided: exact (one store script per request) or local (this instance's share, settled with
+     * the store every settle interval; token buckets only).
+     */
+    private StoreMode storeMode = StoreMode.EXACT;
+
+    public StoreMode getStoreMode() {
+        return storeMode;
+    }
+
+    public void setStoreMode(StoreMode storeMode) {
+        this.storeMode = storeMode;
+    }
+
+    public FailureMode getFailureMode() {
+        return failureMode;
+    }
+
+    public void setFailureMode(FailureMode failureMode) {
+        this.failureMode = failureMode;
+    }
 
     public long getMaxInProgress() {
         return maxInProgress;

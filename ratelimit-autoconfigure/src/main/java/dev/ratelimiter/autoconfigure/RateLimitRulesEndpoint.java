@@ -53,14 +53,16 @@ public class RateLimitRulesEndpoint {
      * Adds or replaces a runtime rule. Actuator write operations take a flat JSON object of string (or number)
      * values, so lists are comma-separated and the match criteria are flattened: {@code {"algorithm":
      * "token-bucket", "capacity": 100, "refillTokens": 100, "refillPeriod": "1m", "matchApiKeys": "acme-key",
-     * "group": "tier-default"}}.
+     * "group": "tier-default"}}. {@code {"enabled": false}} alone switches the rule (or tier default) of that id off
+     * on every instance until the runtime rule is deleted.
      */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> put(@Selector String id, @Nullable String group,
             @Nullable String key, @Nullable String algorithm, @Nullable String capacity, @Nullable String refillTokens,
             @Nullable String refillPeriod, @Nullable String limit, @Nullable String window,
             @Nullable String maxInProgress, @Nullable String lease, @Nullable String cost,
-            @Nullable String mode, @Nullable String failureMode, @Nullable String matchRouteIds,
+            @Nullable String mode, @Nullable String failureMode, @Nullable String storeMode, @Nullable String enabled,
+            @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
             @Nullable String matchApiKeys) {
         Map<String, Object> settings = new LinkedHashMap<>();
@@ -77,6 +79,8 @@ public class RateLimitRulesEndpoint {
         settings.put("cost", cost);
         settings.put("mode", mode);
         settings.put("failureMode", failureMode);
+        settings.put("storeMode", storeMode);
+        settings.put("enabled", enabled);
         settings.put("match.routeIds", matchRouteIds);
         settings.put("match.paths", matchPaths);
         settings.put("match.routeClasses", matchRouteClasses);

@@ -156,6 +156,10 @@ public final class RuleAdmin {
         }
         view.put("mode", rule.mode());
         view.put("failureMode", rule.failureMode());
+        view.put("storeMode", rule.storeMode());
+        if (rule.shards() > 1) {
+            view.put("shards", rule.shards());
+        }
         return view;
     }
 

@@ -53,9 +53,14 @@ final class RuleFactory {
                     settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards());
         }
         catch (InvalidLimitException ex) {
-            throw new InvalidLimitException(source + ex.setting(), ex.getMessage().replace("rule '" + id + "' ",
-                    source));
+            throw named(ex, id, source);
         }
+    }
+
+    /** The core names a rule by id; configuration users know it by its setting prefix. */
+    private static InvalidLimitException named(InvalidLimitException ex, String id, String source) {
+        return new InvalidLimitException(source + ex.setting(), ex.getMessage().replace("rule '" + id + "' ",
+                source.substring(0, source.length() - 1) + " "));
     }
 
     /** The rule a tier's per-route-class limit stands for: per API key, in the tier-default group. */
@@ -64,9 +69,16 @@ final class RuleFactory {
         PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
         PolicyNames.requireValid("ratelimit.tiers." + tier + ".limits." + routeClass, routeClass);
         Set<String> routeClasses = "default".equals(routeClass) ? Set.of() : Set.of(routeClass);
-        return new Rule(tier + "." + routeClass, TIER_DEFAULT_GROUP,
-                new Match(Set.of(), List.of(), routeClasses, Set.of(tier), Set.of()), List.of(Dimension.API_KEY),
-                limit(settings, source), 0, Mode.ENFORCE, FailureMode.LOCAL);
+        String id = tier + "." + routeClass;
+        Limit limit = limit(settings, source);
+        try {
+            return new Rule(id, TIER_DEFAULT_GROUP, new Match(Set.of(), List.of(), routeClasses, Set.of(tier),
+                    Set.of()), List.of(Dimension.API_KEY), limit, 0, Mode.ENFORCE, settings.getFailureMode(),
+                    settings.getStoreMode(), 1);
+        }
+        catch (InvalidLimitException ex) {
+            throw named(ex, id, source);
+        }
     }
 
     /**

@@ -6,9 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.ratelimiter.core.Dimension;
-import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.Mode;
-import dev.ratelimiter.core.StoreMode;
 
 /**
  * One rule as written in configuration or sent to the operator API: a limit, which requests it applies to, and
@@ -38,30 +36,27 @@ public class RuleProperties extends LimitProperties {
     private Mode mode = Mode.ENFORCE;
 
     /**
-     * What the rule does when the store cannot answer: local, open or closed.
-     */
-    private FailureMode failureMode = FailureMode.LOCAL;
-
-    /**
-     * Where the rule is decided: exact (one store script per request) or local (this instance's share, settled with
-     * the store every settle interval; token buckets only).
-     */
-    private StoreMode storeMode = StoreMode.EXACT;
-
-    /**
      * Hot-key protection: split each bucket into this many sub-buckets over different Redis slots, each holding
      * limit / shards; callers are hashed to one of them. 1 does not split.
      */
     private int shards = 1;
 
+    /**
+     * Whether the rule is in force. A configured rule switched off is still validated, but matches nothing: a profile
+     * or a command-line argument can turn off a rule an application.yml defines (a map entry cannot be removed that
+     * way). A runtime rule of just {@code enabled=false} turns the rule (or tier default) of that id off on every
+     * instance until it is deleted.
+     */
+    private boolean enabled = true;
+
     private final Match match = new Match();
 
-    public StoreMode getStoreMode() {
-        return storeMode;
+    public boolean isEnabled() {
+        return enabled;
     }
 
-    public void setStoreMode(StoreMode storeMode) {
-        this.storeMode = storeMode;
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
     }
 
     public int getShards() {
@@ -102,14 +97,6 @@ public class RuleProperties extends LimitProperties {
 
     public void setMode(Mode mode) {
         this.mode = mode;
-    }
-
-    public FailureMode getFailureMode() {
-        return failureMode;
-    }
-
-    public void setFailureMode(FailureMode failureMode) {
-        this.failureMode = failureMode;
     }
 
     public Match getMatch() {

@@ -1,11 +1,13 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuntimeRules;
 
@@ -36,10 +38,23 @@ final class RuleSetFactory {
             rules.enforce(tier, settings.isEnforce());
             settings.getLimits().forEach((routeClass, limit) -> rules.rule(RuleFactory.tierDefault(tier, routeClass, limit)));
         });
-        properties.getRules().forEach((id, settings) -> rules.rule(RuleFactory.create(id, settings,
-                "ratelimit.rules." + id + ".")));
-        runtime.specs().forEach((id, spec) -> rules.rule(RuleFactory.create(id, RuleFactory.bind(id, spec),
-                "ratelimit.rules." + id + ".")));
+        Map<String, RuleProperties> defined = new LinkedHashMap<>(properties.getRules());
+        runtime.specs().forEach((id, spec) -> {
+            defined.remove(id); // a replaced rule takes the runtime rule's place in the order (ties: first defined)
+            defined.put(id, RuleFactory.bind(id, spec));
+        });
+        defined.forEach((id, settings) -> {
+            boolean runtimeSwitchOff = !settings.isEnabled() && runtime.specs().containsKey(id);
+            if (runtimeSwitchOff) {
+                rules.without(id); // {enabled=false} alone switches a rule (or a tier default) off everywhere
+                return;
+            }
+            // a configured rule is validated even when switched off, so that switching it on cannot fail
+            Rule rule = RuleFactory.create(id, settings, "ratelimit.rules." + id + ".");
+            if (settings.isEnabled()) {
+                rules.rule(rule);
+            }
+        });
         applyControl(runtime.control(), rules);
         RuleSet built = rules.build();
         built.rules().values().forEach(rule -> knownTiers.addAll(rule.match().tiers()));

@@ -196,6 +196,12 @@ public final class RuleSet {
             return this;
         }
 
+        /** Drops the rule of that id, if any. */
+        public Builder without(String id) {
+            rules.remove(id);
+            return this;
+        }
+
         public RuleSet build() {
             Map<List<Object>, Rule> sameMatch = new HashMap<>();
             for (Rule rule : rules.values()) {

@@ -54,6 +54,55 @@ class RateLimitAutoConfigurationTest {
     }
 
     @Test
+    void aTierLimitTakesStoreModeAndFailureModeLikeARule() {
+        runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=10",
+                "ratelimit.tiers.free.limits.default.refill-tokens=5",
+                "ratelimit.tiers.free.limits.default.store-mode=local",
+                "ratelimit.tiers.free.limits.default.failure-mode=closed").run(context -> {
+                    dev.ratelimiter.core.Rule rule = context.getBean(RuleSetHolder.class).get().rules()
+                            .get("free.default");
+                    assertThat(rule.storeMode()).isEqualTo(dev.ratelimiter.core.StoreMode.LOCAL);
+                    assertThat(rule.failureMode()).isEqualTo(dev.ratelimiter.core.FailureMode.CLOSED);
+                });
+        runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.limit=10",
+                "ratelimit.tiers.free.limits.default.algorithm=sliding-window",
+                "ratelimit.tiers.free.limits.default.window=1m",
+                "ratelimit.tiers.free.limits.default.store-mode=local").run(context -> assertThat(context)
+                        .hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("ratelimit.tiers.free.limits.default has store-mode local"));
+    }
+
+    @Test
+    void aRuleSwitchedOffIsValidatedButNotInForce() {
+        String[] hourly = {"ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=10",
+                "ratelimit.tiers.free.limits.default.refill-tokens=5", "ratelimit.rules.hourly.algorithm=sliding-window",
+                "ratelimit.rules.hourly.limit=1000", "ratelimit.rules.hourly.window=1h"};
+        runner.withPropertyValues(hourly).run(context -> assertThat(context.getBean(RuleSetHolder.class).get()
+                .rules()).containsOnlyKeys("free.default", "hourly"));
+        runner.withPropertyValues(hourly).withPropertyValues("ratelimit.rules.hourly.enabled=false")
+                .run(context -> assertThat(context.getBean(RuleSetHolder.class).get().rules())
+                        .containsOnlyKeys("free.default"));
+        runner.withPropertyValues(hourly).withPropertyValues("ratelimit.rules.hourly.enabled=false",
+                "ratelimit.rules.hourly.limit=0").run(context -> assertThat(context).hasFailed()
+                        .getFailure().rootCause().hasMessageContaining("ratelimit.rules.hourly.limit"));
+    }
+
+    @Test
+    void aRuntimeRuleOfJustEnabledFalseSwitchesARuleOrTierDefaultOff() {
+        runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=10",
+                "ratelimit.tiers.free.limits.default.refill-tokens=5", "ratelimit.rules.login.capacity=3",
+                "ratelimit.rules.login.refill-tokens=1").run(context -> {
+                    RuleSetFactory factory = new RuleSetFactory(context.getBean(RateLimitProperties.class));
+                    RuleSet off = factory.create(new dev.ratelimiter.core.RuntimeRules(2, java.util.Map.of(
+                            "login", java.util.Map.of("enabled", "false"),
+                            "free.default", java.util.Map.of("enabled", "false")), java.util.Map.of()));
+                    assertThat(off.rules()).isEmpty();
+                    assertThat(factory.create(dev.ratelimiter.core.RuntimeRules.EMPTY).rules())
+                            .containsOnlyKeys("free.default", "login");
+                });
+    }
+
+    @Test
     void aUserStoreMakesOursBackOff() {
         runner.withUserConfiguration(UserStore.class).run(context -> {
             assertThat(context).hasSingleBean(RateLimitStore.class);

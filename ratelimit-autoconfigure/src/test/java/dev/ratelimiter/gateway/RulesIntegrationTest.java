@@ -241,6 +241,29 @@ class RulesIntegrationTest {
     }
 
     @Test
+    void aRuleCanBeSwitchedOffAtRuntimeAndBackOnWithItsStateKept() {
+        for (int i = 0; i < 8; i++) {
+            assertThat(get("/quota/s", "switcher").getStatus().value()).isEqualTo(200);
+        }
+        assertThat(get("/quota/s", "switcher").getStatus().value()).isEqualTo(429);
+        client.post().uri("/actuator/ratelimit/hourly").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("enabled", false)).exchange().expectStatus().isOk();
+        try {
+            client.get().uri("/actuator/ratelimit").exchange().expectBody()
+                    .jsonPath("$.rules.hourly").doesNotExist()
+                    .jsonPath("$.rules['free.default'].storeMode").isEqualTo("EXACT");
+            EntityExchangeResult<String> off = get("/quota/s", "switcher");
+            assertThat(off.getStatus().value()).isEqualTo(200);
+            assertThat(off.getResponseHeaders().getFirst("RateLimit-Policy")).doesNotContain("hourly");
+        }
+        finally {
+            client.delete().uri("/actuator/ratelimit/hourly").exchange().expectStatus().isOk();
+        }
+        assertThat(get("/quota/s", "switcher").getStatus().value()).as("back on, with its count kept")
+                .isEqualTo(429);
+    }
+
+    @Test
     void configuredRulesCannotBeDeletedOnlyReplaced() {
         client.delete().uri("/actuator/ratelimit/hourly").exchange().expectStatus().isEqualTo(409);
         client.delete().uri("/actuator/ratelimit/no-such-rule").exchange().expectStatus().isNotFound();
