@@ -234,7 +234,7 @@ public class RateLimitProperties {
         /**
          * Name of the circuit breaker in front of Redis. Configure it with resilience4j.circuitbreaker.instances.<name>.*;
          * unless configured there, it opens when half of the last 20 calls failed or timed out and tries Redis again
-         * after 2 seconds.
+         * after 1 second.
          */
         private String breakerName = "ratelimit-redis";
 
@@ -255,9 +255,25 @@ public class RateLimitProperties {
         private Duration heartbeatInterval = Duration.ofSeconds(5);
 
         /**
+         * Longest pause between the Redis client's reconnect attempts after Redis went away (attempts start at 10 ms
+         * and double, with jitter). Lettuce's own default grows to 30 s, so a gateway could go on deciding from its
+         * fallback share for many seconds after Redis is back. Applies to the application's Lettuce client (the one
+         * the limiter shares); 0 leaves Lettuce's default alone.
+         */
+        private Duration reconnectMaxDelay = Duration.ofSeconds(1);
+
+        /**
          * Prefix of every Redis key the limiter writes.
          */
         private String keyPrefix = "rl";
+
+        public Duration getReconnectMaxDelay() {
+            return reconnectMaxDelay;
+        }
+
+        public void setReconnectMaxDelay(Duration reconnectMaxDelay) {
+            this.reconnectMaxDelay = reconnectMaxDelay;
+        }
 
         /**
          * Most buckets kept in this instance's memory (in memory mode, and as the fallback when Redis fails).

@@ -129,8 +129,12 @@ public final class LeaseStore {
         for (Map.Entry<BucketKey, Share> entry : shares.asMap().entrySet()) {
             Share share = entry.getValue();
             synchronized (share) {
-                if (share.demand == 0 && share.tokens == 0 && share.provisionalSpent == 0 && share.returned == 0
-                        && !share.provisional) {
+                if (share.demand == 0 && share.provisionalSpent == 0 && share.returned == 0
+                        && (share.tokens == 0 || share.provisional)) {
+                    // Nothing to tell the store: no use, nothing to give back or pay for, and no granted tokens to
+                    // return (a dormant key's reactivation allowance is its own, charged only once spent). Without
+                    // this every sparse client was reported at every settle: settle cost grew with the keys ever
+                    // seen instead of the keys in use.
                     continue;
                 }
                 double returned = share.returned;

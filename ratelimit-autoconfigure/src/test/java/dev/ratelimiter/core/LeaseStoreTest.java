@@ -66,6 +66,39 @@ class LeaseStoreTest {
         assertThat(admitted(10)).isEqualTo(3);
     }
 
+    @Test
+    void aSparseClientIsSettledWhileInUseAndOnceToGiveItsShareBackThenNotAtAll() {
+        assertThat(admitted(1)).isEqualTo(1);
+        settleAnswering(new SettleClient.Grant(3, 0, 0));
+        assertThat(store.reports).singleElement().extracting(SettleClient.Report::demand).isEqualTo(1L);
+
+        store.reports.clear();
+        settleAnswering(new SettleClient.Grant(0, 0, 0));
+        assertThat(store.reports).as("idle: its 3 tokens go back").singleElement()
+                .extracting(SettleClient.Report::returned).isEqualTo(3.0);
+        for (int i = 0; i < 5; i++) {
+            store.reports.clear();
+            settleAnswering(new SettleClient.Grant(0, 0, 0));
+            assertThat(store.reports).as("dormant: nothing to settle").isEmpty();
+        }
+
+        assertThat(admitted(1)).as("its next request is not refused for having paused").isEqualTo(1);
+        store.reports.clear();
+        settleAnswering(new SettleClient.Grant(2, 0, 0));
+        assertThat(store.reports).singleElement().satisfies(report -> {
+            assertThat(report.demand()).isEqualTo(1);
+            assertThat(report.provisionalSpent()).as("the reactivation spend is paid for").isEqualTo(1.0);
+        });
+    }
+
+    private void settleAnswering(SettleClient.Grant grant) {
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        leases.settle().subscribe();
+        if (!store.reports.isEmpty()) {
+            store.answer(grant);
+        }
+    }
+
     private int admitted(int requests) {
         int allowed = 0;
         for (int i = 0; i < requests; i++) {

@@ -133,6 +133,27 @@ class StoreOutageIntegrationTest {
     }
 
     @Test
+    void afterALongOutageTheGatewayIsBackOnRedisWithinAboutTwoSecondsOfItsReturn() {
+        redis.server().kill();
+        // 10 s away: Lettuce's own reconnect back-off (doubling up to 30 s) would by now wait about 8 s between
+        // attempts; ratelimit.store.reconnect-max-delay caps it at 1 s
+        Load.run(port, "/api/down", Map.of("during", Duration.ofMillis(100)), Duration.ofSeconds(10));
+        redis.server().restart();
+        long restarted = System.nanoTime();
+        long deadline = restarted + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < deadline && !"CLOSED".equals(breakerState())) {
+            client.get().uri("/api/back").header("X-API-Key", "back").exchange();
+            Load.sleep(Duration.ofMillis(50));
+        }
+        double seconds = (System.nanoTime() - restarted) / 1e9;
+        System.out.printf("Back on Redis %.2f s after its restart (after a 10 s outage)%n", seconds);
+        // 1 s reconnect cap + 1 s breaker wait + its half-open calls; generous for a loaded machine
+        assertThat(seconds).isLessThan(4.0);
+        client.get().uri("/api/back").header("X-API-Key", "back-again").exchange().expectStatus().isOk();
+        assertThat(redis.command("KEYS", "rl:*:free.default")).as("decisions are store-backed again").isNotBlank();
+    }
+
+    @Test
     void pausedRedisMakesNobodyWaitAndOpensTheBreakerAndP99StaysNearNormal() {
         Map<String, Duration> honest = Map.of("a", Duration.ofMillis(100), "b", Duration.ofMillis(100),
                 "c", Duration.ofMillis(100), "d", Duration.ofMillis(100));
