@@ -28,6 +28,12 @@ import reactor.core.publisher.Mono;
  * for a key new everywhere, which a new key has; a key already busy on other instances can be overspent once by
  * that provisional amount, which the store records as debt repaid from later refills.
  *
+ * <p>A share that saw no request for longer than an interval and ran dry refills locally, provisionally, at its fair
+ * part of the bucket's rate (rate ÷ live instances, up to capacity ÷ live instances), charged at the next settle like
+ * a new key's allowance. Without it a sparse client whose share was emptied (say, by settles that timed out while
+ * Redis was paused, whose charges Redis applied later) was refused once on its next request however long it had
+ * waited: the store's pool had refilled, but nothing told this instance. Over time that adds no more than the rate.
+ *
  * <p>When settling has failed for three intervals, decisions fall to {@link WithoutStore} (each rule's failure mode).
  */
 public final class LeaseStore {
@@ -73,9 +79,12 @@ public final class LeaseStore {
 
     /** Called holding every share's monitor. */
     private List<RuleOutcome> decide(List<Check> checks, List<Share> held) {
+        long now = nanoClock.getAsLong();
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
             Share share = held.get(i);
+            refillIfDormant(share, checks.get(i).cost(), now);
+            share.lastUsedNanos = now;
             share.demand++;
             enforcedDenial |= share.tokens < checks.get(i).cost() && !checks.get(i).shadow();
         }
@@ -98,6 +107,22 @@ public final class LeaseStore {
             outcomes.add(new RuleOutcome(check, allowed, remaining, retry, reset));
         }
         return outcomes;
+    }
+
+    /** See the class comment: a dry share idle for more than an interval refills at its fair part of the rate. */
+    private void refillIfDormant(Share share, int cost, long now) {
+        long idle = now - share.lastUsedNanos;
+        if (share.tokens >= cost || share.provisional || share.demand > 0 || idle <= interval.toNanos()) {
+            return;
+        }
+        int live = Math.max(1, instances.count());
+        double fairShare = Math.floor((double) share.limit.capacity() / live);
+        double refill = Math.floor(idle / 1e9 * share.limit.tokensPerSecond() / live);
+        double tokens = Math.min(fairShare, refill);
+        if (tokens > share.tokens) {
+            share.tokens = tokens;
+            share.provisional = true;
+        }
     }
 
     /** Gives back a spend the exact store refused to go with (the request was denied after all). */
@@ -245,6 +270,7 @@ public final class LeaseStore {
         double provisionalSpent;
         double reportedProvisional;
         long storeRemaining;
+        long lastUsedNanos;
 
         Share(TokenBucketLimit limit, int liveInstances) {
             this.limit = limit;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -91,6 +92,37 @@ class LeaseStoreTest {
         });
     }
 
+    @Test
+    void aShareEmptiedByLostSettlesServesItsNextRequestAfterAPauseFromItsFairRefill() {
+        // 10 per second, two instances: this one's fair part is 5 per second, at most 5 at once
+        Rule quick = new Rule("quick", "quick", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("quick.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.LOCAL, 1);
+        Check sparse = new Check(quick, new BucketKey(ClientIds.of("sparse"), "quick"), 1, false);
+        LeaseStore two = new LeaseStore(store, new WithoutStore(new LocalBucketStore(100), () -> 2, StoreMetrics.NONE,
+                () -> Duration.ofSeconds(1)), () -> 2, Duration.ofMillis(100), 1_000, nanos::get);
+        assertThat(two.decide(List.of(sparse)).allowed()).isTrue();
+        // Redis paused: two settles time out (it applies their charges later, and their grants are lost) ...
+        for (int i = 0; i < 2; i++) {
+            nanos.addAndGet(Duration.ofMillis(100).toNanos());
+            two.settle().subscribe();
+            store.fail();
+        }
+        // ... so the first settle after it grants nothing and finds the pool empty
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        two.settle().subscribe();
+        store.answer(new SettleClient.Grant(0, 0, 0));
+        // the share is dry now; its client comes back 0.6 s after its last request (store's pool refilled meanwhile)
+        nanos.addAndGet(Duration.ofMillis(300).toNanos());
+        assertThat(Stream.generate(() -> two.decide(List.of(sparse)).allowed()).limit(10).filter(a -> a).count())
+                .as("after 0.6 s idle: 0.6 s × 5/s = 3 refilled locally").isEqualTo(3);
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        store.reports.clear();
+        two.settle().subscribe();
+        assertThat(store.reports).singleElement().extracting(SettleClient.Report::provisionalSpent)
+                .as("and charged at the settle").isEqualTo(3.0);
+    }
+
     private void settleAnswering(SettleClient.Grant grant) {
         nanos.addAndGet(Duration.ofMillis(100).toNanos());
         leases.settle().subscribe();
@@ -122,6 +154,10 @@ class LeaseStoreTest {
 
         void answer(Grant grant) {
             pending.tryEmitValue(List.of(grant));
+        }
+
+        void fail() {
+            pending.tryEmitError(new java.util.concurrent.TimeoutException("no answer in time"));
         }
     }
 }

@@ -141,6 +141,42 @@ class LocalModeTest {
     }
 
     @Test
+    void sparseClientsFirstSeenWhileRedisWasPausedAreNotRefusedWhenItDiesLater() {
+        // Clients far under quota, first seen just before Redis is paused: the settles that time out then are applied
+        // by Redis when it resumes, charging their provisional spend again and again and granting what nobody
+        // receives. Their shares run dry; when Redis then dies, their next requests must still pass.
+        Rule small = new Rule("api", "api", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("api.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.LOCAL, 1);
+        int refused = 0;
+        try {
+            refused += sparse(small, 100);
+            redis.server().pause();
+            sleep(Duration.ofMillis(3_000));
+            redis.server().resume();
+            sleep(Duration.ofMillis(1_000));
+            redis.server().kill();
+            refused += sparse(small, 100);
+        }
+        finally {
+            if (!redis.server().isRunning()) {
+                redis.server().restart();
+            }
+        }
+        assertThat(refused).as("clients at 1 request per 4 s against a quota of 10/s refused").isZero();
+    }
+
+    /** One request of each of {@code clients} sparse clients on instance 0; returns how many were refused. */
+    private int sparse(Rule small, int clients) {
+        int refused = 0;
+        for (int n = 0; n < clients; n++) {
+            Check check = new Check(small, new BucketKey(ClientIds.of("sparse-" + n), "api"), 1, false);
+            refused += instances.get(0).decide(List.of(check)).allowed() ? 0 : 1;
+        }
+        return refused;
+    }
+
+    @Test
     void aDeniedKeyMakesNoStoreCallUntilItsRetryTime() {
         LettuceConnectionFactory connection = connections.get(0);
         RedisRateLimitStore exact = new RedisRateLimitStore(new ReactiveStringRedisTemplate(connection),
