@@ -38,6 +38,8 @@ final class Gateways implements AutoCloseable {
     private final List<Integer> ports = new ArrayList<>();
     private final List<Integer> managementPorts = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::destroy, "scenario-gateways-shutdown");
+    private final long started = System.nanoTime();
+    private double startupSeconds;
 
     Gateways(Path jar, int instances, Mode mode, Limits limits, String redisUrl, String upstreamUri, Path logDir) {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -46,8 +48,13 @@ final class Gateways implements AutoCloseable {
                 int port = freePort();
                 int management = freePort();
                 List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xms64m", "-Xmx256m",
-                        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-jar",
-                        jar.toString()));
+                        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"));
+                // e.g. a profiler: SCENARIOS_GATEWAY_JVM_ARGS="-XX:StartFlightRecording=filename=/tmp/jfr/"
+                String extra = System.getenv("SCENARIOS_GATEWAY_JVM_ARGS");
+                if (extra != null && !extra.isBlank()) {
+                    command.addAll(List.of(extra.trim().split("\\s+")));
+                }
+                command.addAll(List.of("-jar", jar.toString()));
                 command.addAll(arguments(mode, limits, port, management, redisUrl, upstreamUri));
                 Path log = logDir.resolve("gateway-" + mode.name().toLowerCase() + "-" + i + ".log");
                 Files.createDirectories(logDir);
@@ -57,6 +64,10 @@ final class Gateways implements AutoCloseable {
                 managementPorts.add(management);
             }
             awaitReady(Duration.ofSeconds(120), logDir);
+            startupSeconds = (System.nanoTime() - started) / 1e9;
+            if (mode == Mode.EXACT || mode == Mode.LOCAL) {
+                requireRulesInForce(mode == Mode.LOCAL ? "LOCAL" : "EXACT");
+            }
         }
         catch (IOException ex) {
             close();
@@ -92,8 +103,8 @@ final class Gateways implements AutoCloseable {
                     "--ratelimit.tiers.free.limits.default.refill-tokens=" + limits.quota(),
                     "--ratelimit.tiers.free.limits.default.refill-period=1s",
                     "--ratelimit.tiers.free.limits.default.store-mode=" + storeMode,
-                    // the sample's hourly quota would end an honest client's day within a long run: out of the way
-                    "--ratelimit.rules.free-hourly.limit=100000000",
+                    // the same limit as SCG's limiter gets: the sample's hourly quota (always exact) switched off
+                    "--ratelimit.rules.free-hourly.enabled=false",
                     "--ratelimit.tiers.pro.api-keys=demo-pro," + Scenarios.EDGE_KEY,
                     "--ratelimit.tiers.pro.limits.default.capacity=100000",
                     "--ratelimit.tiers.pro.limits.default.refill-tokens=100000",
@@ -115,6 +126,11 @@ final class Gateways implements AutoCloseable {
                     // the slow endpoint: the sample's own rule, at most 2 reports in progress per client
                     "--ratelimit.rules.reports-in-progress.max-in-progress=2"));
         }
+        // e.g. SCENARIOS_GATEWAY_ARGS="--ratelimit.events.log=true" to see every decision in the gateways' logs
+        String extra = System.getenv("SCENARIOS_GATEWAY_ARGS");
+        if (extra != null && !extra.isBlank()) {
+            args.addAll(List.of(extra.trim().split("\\s+")));
+        }
         return args;
     }
 
@@ -134,6 +150,37 @@ final class Gateways implements AutoCloseable {
                     throw new IllegalStateException("gateway " + i + " not ready after " + timeout + "; see " + logDir);
                 }
                 sleep(250);
+            }
+        }
+    }
+
+    /**
+     * Reads the rules in force from each instance's {@code /actuator/ratelimit}: a setting the gateway ignored would
+     * otherwise measure something else than the table says (it happened: a tier's store-mode was once ignored).
+     */
+    private void requireRulesInForce(String storeMode) {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        for (int management : managementPorts) {
+            String view;
+            try {
+                view = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
+                        + "/actuator/ratelimit")).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+            int rule = view.indexOf("\"free.default\":");
+            int mode = rule < 0 ? -1 : view.indexOf("\"storeMode\":\"", rule);
+            String actual = mode < 0 ? "missing" : view.substring(mode + 13, view.indexOf('"', mode + 13));
+            if (!storeMode.equals(actual) || view.contains("\"free-hourly\":")) {
+                throw new IllegalStateException("gateway on management port " + management + " does not run the "
+                        + "runner's rules (free.default storeMode " + actual + ", expected " + storeMode
+                        + "; free-hourly must be off): " + view);
             }
         }
     }
@@ -170,6 +217,11 @@ final class Gateways implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
         }
+    }
+
+    /** From the first process started until every instance answered its health endpoint. */
+    double startupSeconds() {
+        return startupSeconds;
     }
 
     List<Integer> ports() {

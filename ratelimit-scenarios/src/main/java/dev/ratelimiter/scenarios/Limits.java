@@ -18,10 +18,19 @@ import java.time.Duration;
  * @param window its window
  * @param seconds length of each scenario's load
  * @param instances gateway processes
- * @param storeTimeout {@code ratelimit.store.timeout} of our limiter
+ * @param storeTimeout {@code ratelimit.store.timeout} of our limiter in the stories (the side by side runs with the
+ *        product's default, 5 ms)
  */
 record Limits(int quota, int honestClients, int honestRate, int noisyFactor, int floodFactor, int botnetKeys,
         int botnetRate, int loginCap, int windowLimit, Duration window, int seconds, int instances, Duration storeTimeout) {
+
+    /** The product's default store timeout: what the side by side compares. */
+    static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofMillis(5);
+
+    Limits withStoreTimeout(Duration timeout) {
+        return new Limits(quota, honestClients, honestRate, noisyFactor, floodFactor, botnetKeys, botnetRate, loginCap,
+                windowLimit, window, seconds, instances, timeout);
+    }
 
     static Limits full() {
         return new Limits(10, 2_000, 300, 20, 10, 2_000, 400, 50, 40, Duration.ofSeconds(4), 20, 2, Duration.ofMillis(100));

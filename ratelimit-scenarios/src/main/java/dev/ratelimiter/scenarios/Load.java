@@ -69,6 +69,11 @@ final class Load implements AutoCloseable {
             return total == 0 ? 0 : 1.0 - (double) ok.get() / total;
         }
 
+        /** What the non-200 answers were: refused (429), unavailable (503), failed (timeouts, connection errors). */
+        String errors() {
+            return "429: " + refused.get() + ", 503: " + unavailable.get() + ", failed: " + failed.get();
+        }
+
         synchronized double percentileMillis(double p) {
             if (latencyCount == 0) {
                 return Double.NaN;

@@ -51,22 +51,47 @@ final class Scenarios {
         return new Group("noisy", "/api/hello", List.of(NOISY_KEY), (double) limits.quota() * factor, false);
     }
 
-    /** One played scenario: the run, the store's commands during it, and the series files. */
-    record Played(Load.Run run, long storeCommands, double seconds, Path csv, Path png) {
+    /**
+     * One played scenario: the run, the store's work during it and the series files. {@code scriptCalls} are the
+     * limiters' round trips (EVAL/EVALSHA, what both limiters decide with); {@code storeCommands} are every command
+     * Redis processed, the ones run inside those scripts included.
+     */
+    record Played(Load.Run run, long storeCommands, long scriptCalls, double seconds, Path csv, Path png) {
     }
 
     Played play(String name, Load load, List<Group> groups, Duration duration, LongConsumer during) {
         long start = System.nanoTime();
         upstream.reset(start);
         long commands0 = totalCommands();
+        long scripts0 = scriptCalls();
         Load.Run run = load.start(groups, duration, start);
         if (during != null) {
             during.accept(start);
         }
         run.await();
         long commands1 = totalCommands();
+        long scripts1 = scriptCalls();
         Path[] files = Report.series(out, name, run, upstream, (int) Math.ceil(duration.toMillis() / 1000.0) + 1);
-        return new Played(run, Math.max(0, commands1 - commands0), duration.toMillis() / 1000.0, files[0], files[1]);
+        // a restarted Redis counts from zero: what it counted since is the least that was done
+        return new Played(run, commands1 >= commands0 ? commands1 - commands0 : commands1,
+                scripts1 >= scripts0 ? scripts1 - scripts0 : scripts1, duration.toMillis() / 1000.0, files[0],
+                files[1]);
+    }
+
+    /** Script calls Redis has served (INFO commandstats: eval, evalsha and their read-only forms, fcall). */
+    long scriptCalls() {
+        long calls = 0;
+        try {
+            for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
+                if (line.matches("cmdstat_(eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro):calls=\\d+.*")) {
+                    calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+                }
+            }
+        }
+        catch (RuntimeException ex) {
+            // the store is down: nothing to count
+        }
+        return calls;
     }
 
     long totalCommands() {
@@ -294,17 +319,6 @@ final class Scenarios {
                 Report.f(w), l, edge * 1000), checks, p.csv(), p.png());
     }
 
-    /** Plays honest load until the gateways decide through Redis again (after a restart of it), at most 30 s. */
-    void awaitStoreInUse(Load load) {
-        for (int i = 0; i < 15; i++) {
-            Played p = play("warmup", load, List.of(honest()), Duration.ofSeconds(2), null);
-            if (p.storeCommands() > p.run().sent()) {
-                return;
-            }
-        }
-        System.out.println("warning: the gateways do not seem to use Redis again after 30 s");
-    }
-
     Check honestErrors(Load.Stats honest) {
         return new Check("honest error rate", pct(honest.errorRate()) + " of " + honest.answered() + " (429: "
                 + honest.refused.get() + ", 503: " + honest.unavailable.get() + ", failed: " + honest.failed.get()
@@ -321,10 +335,12 @@ final class Scenarios {
     }
 
     private Check storeCalls(Played p) {
-        double perSecond = p.storeCommands() / p.seconds();
-        double perRequest = p.run().sent() == 0 ? 0 : (double) p.storeCommands() / p.run().sent();
-        return new Check("store calls", Report.f(perSecond) + " commands/s, " + Report.f(perRequest)
-                + " per request (Redis INFO total_commands_processed)", "reported", true);
+        long sent = Math.max(1, p.run().sent());
+        return new Check("store calls", String.format(Locale.ROOT, "%s round trips/s (%s per request; script calls, "
+                + "INFO commandstats), %s Redis commands/s (%s per request, in-script ones included)",
+                Report.f(p.scriptCalls() / p.seconds()), Report.f((double) p.scriptCalls() / sent),
+                Report.f(p.storeCommands() / p.seconds()), Report.f((double) p.storeCommands() / sent)), "reported",
+                true);
     }
 
     private List<Check> latencyAdded(Load.Stats honest) {
@@ -363,9 +379,10 @@ final class Scenarios {
 
     /** The same honest + noisy load through one limiter, normal, with Redis paused and with Redis killed. */
     record SideBySide(Mode mode, double startupSeconds, double offered, double answeredRate, double maxRate,
-            double p50, double p99, double honestErrors, double noisyAdmittedRate, double storePerRequest,
+            double p50, double p99, double honestErrors, double noisyAdmittedRate, double roundTripsPerRequest,
+            double commandsPerRequest,
             double pausedP99, double pausedErrors, double pausedNoisyRate, double killedP99, double killedErrors,
-            double killedNoisyRate) {
+            double killedNoisyRate, String honestErrorsSeen) {
     }
 
     SideBySide sideBySide(Mode mode, Gateways gateways, Load load, double startupSeconds, int saturateSeconds,
@@ -397,10 +414,13 @@ final class Scenarios {
         return new SideBySide(mode, startupSeconds, offered, normal.run().stats.stream()
                 .mapToLong(Load.Stats::answered).sum() / normal.seconds(), max, honest.percentileMillis(0.5),
                 honest.percentileMillis(0.99), honest.errorRate(), normal.run().group("noisy").ok.get()
-                        / normal.seconds(), (double) normal.storeCommands() / Math.max(1, normal.run().sent()),
+                        / normal.seconds(), (double) normal.scriptCalls() / Math.max(1, normal.run().sent()),
+                (double) normal.storeCommands() / Math.max(1, normal.run().sent()),
                 paused.run().group("honest").percentileMillis(0.99), paused.run().group("honest").errorRate(),
                 paused.run().group("noisy").ok.get() / paused.seconds(),
                 killed.run().group("honest").percentileMillis(0.99), killed.run().group("honest").errorRate(),
-                killed.run().group("noisy").ok.get() / killed.seconds());
+                killed.run().group("noisy").ok.get() / killed.seconds(), "normal (" + honest.errors() + "), paused ("
+                        + paused.run().group("honest").errors() + "), killed (" + killed.run().group("honest").errors()
+                        + ")");
     }
 }
