@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.netty.channel.EventLoop;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
@@ -21,12 +22,27 @@ final class EventLoops {
     private EventLoops() {
     }
 
-    static Scheduler of(ServerWebExchange exchange) {
-        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
-        if (nativeRequest instanceof Connection connection) {
-            EventLoop loop = connection.channel().eventLoop();
-            return schedulers.computeIfAbsent(loop, l -> Schedulers.fromExecutorService(l, "ratelimit-" + l));
+    /**
+     * Resumes on the request's event loop — at once when the value arrives there already (a decision made from
+     * memory: local mode, the denial cache), else by a hop (a Redis reply on a Lettuce thread, a timeout on a timer
+     * thread). A hop costs a task and a thread wake-up per request, so it is skipped where it changes nothing.
+     */
+    static <T> Mono<T> resumeOn(ServerWebExchange exchange, Mono<T> decided) {
+        EventLoop loop = loopOf(exchange);
+        if (loop == null) {
+            return decided.publishOn(Schedulers.parallel());
         }
-        return Schedulers.parallel();
+        Scheduler scheduler = schedulerOf(loop);
+        return decided.flatMap(value -> loop.inEventLoop() ? Mono.just(value)
+                : Mono.just(value).publishOn(scheduler));
+    }
+
+    private static EventLoop loopOf(ServerWebExchange exchange) {
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+        return nativeRequest instanceof Connection connection ? connection.channel().eventLoop() : null;
+    }
+
+    private static Scheduler schedulerOf(EventLoop loop) {
+        return schedulers.computeIfAbsent(loop, l -> Schedulers.fromExecutorService(l, "ratelimit-" + l));
     }
 }

@@ -67,18 +67,18 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         RequestAttributes request = attributes(exchange, headers, apiKey);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         AtomicReference<Verdict> decided = new AtomicReference<>();
-        return evaluator.check(request)
+        Mono<Verdict> checked = evaluator.check(request)
                 // Kept before the hop below: a request cancelled during the hop must still give its permits back.
                 .doOnNext(decided::set)
-                // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other
-                // filters, the proxying) belongs on this connection's own event loop.
-                .publishOn(EventLoops.of(exchange))
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must not become an outage of the API behind it.
                     logger.error("Rate-limit decision failed; letting the request through", failure);
                     return Mono.just(Verdict.unlimited(Verdict.Reason.NO_RULE));
-                })
+                });
+        // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other filters,
+        // the proxying) belongs on this connection's own event loop.
+        return EventLoops.resumeOn(exchange, checked)
                 .flatMap(verdict -> apply(request, verdict, exchange, chain))
                 // Concurrency permits are held until the response has been written, failed, or the client went away.
                 .doFinally(signal -> release(decided.getAndSet(null)));
