@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
@@ -20,6 +21,9 @@ public final class EventQueue {
 
     private static final Logger logger = LoggerFactory.getLogger(EventQueue.class);
     private static final int BATCH = 512;
+
+    /** How long an idle drainer rests: events wait at most this long before they reach the sinks. */
+    static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final BlockingQueue<DecisionEvent> queue;
     private final List<EventSink> sinks;
@@ -68,7 +72,7 @@ public final class EventQueue {
             return;
         }
         running = false;
-        thread.interrupt();
+        LockSupport.unpark(thread);
         try {
             thread.join(timeout.toMillis());
         }
@@ -82,25 +86,19 @@ public final class EventQueue {
     private void drain() {
         List<DecisionEvent> batch = new ArrayList<>(BATCH);
         while (running || !queue.isEmpty()) {
-            try {
-                DecisionEvent first = running ? queue.poll(200, TimeUnit.MILLISECONDS) : queue.poll();
-                if (first == null) {
-                    if (!running) {
-                        return;
-                    }
-                    continue;
-                }
-                batch.add(first);
-                queue.drainTo(batch, BATCH - 1);
-                deliver(batch);
-                batch.clear();
-            }
-            catch (InterruptedException ex) {
-                // stop() interrupts a waiting poll; the loop then drains what is left without waiting.
+            queue.drainTo(batch, BATCH);
+            if (batch.isEmpty()) {
                 if (!running) {
-                    continue;
+                    return;
                 }
+                // Not a blocking poll: a drainer waiting on the queue is woken by every offer, which under load is
+                // a thread wake-up per request. Parked for a few milliseconds it takes them in batches instead, and
+                // offer() signals nobody. stop() unparks it.
+                LockSupport.parkNanos(IDLE_PARK_NANOS);
+                continue;
             }
+            deliver(batch);
+            batch.clear();
         }
     }
 
