@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ScenarioSmokeTest {
 
     @Test
-    @Timeout(300)
+    @Timeout(480)
     void smokeRunPassesEveryCheckAndWritesItsSeries() throws Exception {
         Path out = Path.of("target", "scenarios", "smoke-" + System.currentTimeMillis());
         ScenarioRunner.Outcome outcome = ScenarioRunner.run("--smoke", "--out=" + out);
