@@ -11,6 +11,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Asks the shared store, but never waits for it longer than {@code timeout}, never retries, and stops asking while
@@ -50,16 +52,24 @@ public final class FailSafeStore implements RateLimitStore {
         this.withoutStore = new WithoutStore(fallback, instances, metrics, this::retryAfterWhenClosed);
     }
 
+    /**
+     * Reactor context key of the {@link Scheduler} that times the store call out. The gateway filter puts the
+     * request's event loop there: the timer is then a task in that loop's own queue, set without waking any thread,
+     * where the default (Reactor's parallel scheduler) wakes a timer thread for nearly every request under load.
+     */
+    public static final String TIMER_SCHEDULER = FailSafeStore.class.getName() + ".timer";
+
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
-        return Mono.defer(() -> {
+        return Mono.deferContextual(context -> {
+            Scheduler timer = context.getOrDefault(TIMER_SCHEDULER, Schedulers.parallel());
             if (!breaker.tryAcquirePermission()) {
                 metrics.storeCall(StoreMetrics.Outcome.REJECTED, Duration.ZERO);
                 return Mono.fromSupplier(() -> decideWithoutStore(checks, null));
             }
             long start = System.nanoTime();
             return Mono.defer(() -> store.evaluate(checks))
-                    .timeout(timeout)
+                    .timeout(timeout, timer)
                     .doOnNext(verdict -> {
                         long elapsed = System.nanoTime() - start;
                         breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);

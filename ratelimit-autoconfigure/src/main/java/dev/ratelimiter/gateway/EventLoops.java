@@ -37,6 +37,12 @@ final class EventLoops {
                 : Mono.just(value).publishOn(scheduler));
     }
 
+    /** The scheduler of the request's event loop, if it has one. */
+    static Scheduler schedulerOf(ServerWebExchange exchange) {
+        EventLoop loop = loopOf(exchange);
+        return loop != null ? schedulerOf(loop) : null;
+    }
+
     private static EventLoop loopOf(ServerWebExchange exchange) {
         Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
         return nativeRequest instanceof Connection connection ? connection.channel().eventLoop() : null;
