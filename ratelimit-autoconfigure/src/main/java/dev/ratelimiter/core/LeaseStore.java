@@ -73,13 +73,12 @@ public final class LeaseStore {
             held.add(shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule().limit(),
                     Math.max(1, instances.count()))));
         }
-        return Verdict.evaluated(OrderedLocks.holding(checks, held, () -> decide(checks, held)),
+        return Verdict.evaluated(OrderedLocks.holding(checks, held, () -> decide(checks, held, now)),
                 Verdict.Source.LOCAL);
     }
 
     /** Called holding every share's monitor. */
-    private List<RuleOutcome> decide(List<Check> checks, List<Share> held) {
-        long now = nanoClock.getAsLong();
+    private List<RuleOutcome> decide(List<Check> checks, List<Share> held, long now) {
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
             Share share = held.get(i);

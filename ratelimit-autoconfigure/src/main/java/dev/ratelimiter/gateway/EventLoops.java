@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimiter.core.FailSafeStore;
 import io.netty.channel.EventLoop;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -10,6 +11,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
+import reactor.util.context.Context;
 
 /**
  * The scheduler of the Netty event loop that serves a request, so that work resumed after a store call runs where
@@ -23,24 +25,20 @@ final class EventLoops {
     }
 
     /**
-     * Resumes on the request's event loop — at once when the value arrives there already (a decision made from
-     * memory: local mode, the denial cache), else by a hop (a Redis reply on a Lettuce thread, a timeout on a timer
-     * thread). A hop costs a task and a thread wake-up per request, so it is skipped where it changes nothing.
+     * Decides on the request's event loop: the store call's timeout is timed there (see
+     * {@link FailSafeStore#TIMER_SCHEDULER}), and the chain resumes there — at once when the verdict arrives there
+     * already (a decision made from memory: local mode, the denial cache), else by a hop (a Redis reply on a Lettuce
+     * thread, a timeout). A hop costs a task and a thread wake-up per request, so it is skipped where it changes
+     * nothing.
      */
-    static <T> Mono<T> resumeOn(ServerWebExchange exchange, Mono<T> decided) {
+    static <T> Mono<T> onRequestLoop(ServerWebExchange exchange, Mono<T> decided) {
         EventLoop loop = loopOf(exchange);
         if (loop == null) {
             return decided.publishOn(Schedulers.parallel());
         }
         Scheduler scheduler = schedulerOf(loop);
-        return decided.flatMap(value -> loop.inEventLoop() ? Mono.just(value)
-                : Mono.just(value).publishOn(scheduler));
-    }
-
-    /** The scheduler of the request's event loop, if it has one. */
-    static Scheduler schedulerOf(ServerWebExchange exchange) {
-        EventLoop loop = loopOf(exchange);
-        return loop != null ? schedulerOf(loop) : null;
+        return decided.contextWrite(Context.of(FailSafeStore.TIMER_SCHEDULER, scheduler))
+                .flatMap(value -> loop.inEventLoop() ? Mono.just(value) : Mono.just(value).publishOn(scheduler));
     }
 
     private static EventLoop loopOf(ServerWebExchange exchange) {

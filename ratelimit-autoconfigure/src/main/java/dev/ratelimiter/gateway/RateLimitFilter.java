@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimiter.core.Check;
-import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RuleSet;
@@ -22,8 +21,6 @@ import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.util.context.Context;
 
 /**
  * Decides every routed request before it is forwarded: allowed requests go on with the rate-limit headers on their
@@ -79,14 +76,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                     logger.error("Rate-limit decision failed; letting the request through", failure);
                     return Mono.just(Verdict.unlimited(Verdict.Reason.NO_RULE));
                 });
-        Scheduler loop = EventLoops.schedulerOf(exchange);
-        if (loop != null) {
-            // the store call's timeout is timed on this request's event loop (see FailSafeStore.TIMER_SCHEDULER)
-            checked = checked.contextWrite(Context.of(FailSafeStore.TIMER_SCHEDULER, loop));
-        }
         // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other filters,
         // the proxying) belongs on this connection's own event loop.
-        return EventLoops.resumeOn(exchange, checked)
+        return EventLoops.onRequestLoop(exchange, checked)
                 .flatMap(verdict -> apply(request, verdict, exchange, chain))
                 // Concurrency permits are held until the response has been written, failed, or the client went away.
                 .doFinally(signal -> release(decided.getAndSet(null)));

@@ -52,10 +52,7 @@ final class Gateways implements AutoCloseable {
                 List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xms64m", "-Xmx256m",
                         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"));
                 // e.g. a profiler: SCENARIOS_GATEWAY_JVM_ARGS="-XX:StartFlightRecording=filename=/tmp/jfr/"
-                String extra = System.getenv("SCENARIOS_GATEWAY_JVM_ARGS");
-                if (extra != null && !extra.isBlank()) {
-                    command.addAll(List.of(extra.trim().split("\\s+")));
-                }
+                command.addAll(fromEnvironment("SCENARIOS_GATEWAY_JVM_ARGS"));
                 command.addAll(List.of("-jar", jar.toString()));
                 command.addAll(arguments(mode, limits, port, management, redisUrl, upstreamUri));
                 Path log = logDir.resolve("gateway-" + mode.name().toLowerCase() + "-" + i + ".log");
@@ -132,11 +129,14 @@ final class Gateways implements AutoCloseable {
                     "--ratelimit.rules.reports-in-progress.max-in-progress=2"));
         }
         // e.g. SCENARIOS_GATEWAY_ARGS="--ratelimit.events.log=true" to see every decision in the gateways' logs
-        String extra = System.getenv("SCENARIOS_GATEWAY_ARGS");
-        if (extra != null && !extra.isBlank()) {
-            args.addAll(List.of(extra.trim().split("\\s+")));
-        }
+        args.addAll(fromEnvironment("SCENARIOS_GATEWAY_ARGS"));
         return args;
+    }
+
+    /** Space-separated arguments from an environment variable, none when it is unset. */
+    private static List<String> fromEnvironment(String variable) {
+        String value = System.getenv(variable);
+        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
     }
 
     private void awaitReady(Duration timeout, Path logDir) {

@@ -95,8 +95,8 @@ public final class ScenarioRunner {
         try (RedisServer redis = RedisServers.start(); Upstream upstream = new Upstream()) {
             System.out.println("Redis: " + redis.description() + " at " + redis.url() + "; upstream " + upstream.uri());
             Scenarios scenarios = new Scenarios(limits, redis, upstream, out);
-            // side by side: the limiter-off run first (the reference for the latency ours adds), each limiter on
-            // fresh gateways, ours with the product's default store timeout
+            // side by side: the limiter-off run first (the reference for the latency ours adds), ours with the
+            // product's default store timeout
             List<Mode> limiters = Arrays.stream(option(args, "limiters", "off,scg,exact,local").split(","))
                     .map(name -> Mode.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
             Limits sideBySideLimits = limits.withStoreTimeout(java.time.Duration.ofMillis(Long.parseLong(option(args,
