@@ -2,11 +2,10 @@ package dev.ratelimiter.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -16,32 +15,82 @@ import java.util.stream.Stream;
  *
  * <p>Persistence is off (no RDB, no AOF), so a restart comes back empty, as a failed-over or replaced
  * cache node would. A shutdown hook kills the process if the test JVM exits without closing it.
+ *
+ * <p>Cluster nodes and sentinels are the same binary with more on the command line; a {@link CommandLine}
+ * adds it. The working directory survives {@link #restart()}, so files the server keeps there (a cluster
+ * node's {@code nodes.conf}, a sentinel's rewritten configuration) are read again, as after a real restart.
  */
 final class ProcessRedisServer implements RedisServer {
 
-    private static final String HOST = "127.0.0.1";
+    /**
+     * The arguments after the binary's path, given the standard ones (port, bind address, no persistence, log
+     * file). Called on every start, so it must not undo what the server wrote into its directory.
+     */
+    @FunctionalInterface
+    interface CommandLine {
+
+        List<String> arguments(Path workingDirectory, List<String> standardOptions);
+
+        /** A plain standalone server. */
+        CommandLine STANDALONE = (workingDirectory, standardOptions) -> standardOptions;
+
+        /** The standard options followed by {@code extraOptions} (later options override earlier ones). */
+        static CommandLine withOptions(List<String> extraOptions) {
+            return (workingDirectory, standardOptions) -> {
+                List<String> all = new ArrayList<>(standardOptions);
+                all.addAll(extraOptions);
+                return all;
+            };
+        }
+    }
+
+    private static final String HOST = LoopbackPorts.HOST;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * {@code kill} by absolute path when there is one: the embedded binary is tested with a PATH stripped of
+     * {@code redis-server}, which usually strips {@code /usr/bin} and {@code /bin} with it.
+     */
+    private static final String KILL = Stream.of("/bin/kill", "/usr/bin/kill")
+            .filter(candidate -> Files.isExecutable(Path.of(candidate))).findFirst().orElse("kill");
 
     private final Path binary;
     private final String kind;
     private final Path workingDirectory;
     private final int port;
+    private final CommandLine commandLine;
     private final Thread killOnExit = new Thread(this::destroyQuietly, "redis-server-reaper");
     private Process process;
     private boolean paused;
 
     ProcessRedisServer(Path binary, String kind) {
+        this(binary, kind, LoopbackPorts.free(), CommandLine.STANDALONE);
+    }
+
+    /** Starts the server on {@code port} and waits until it answers PING; on failure nothing is left behind. */
+    ProcessRedisServer(Path binary, String kind, int port, CommandLine commandLine) {
         this.binary = binary;
         this.kind = kind;
+        this.commandLine = commandLine;
         try {
             this.workingDirectory = Files.createTempDirectory("redis-test-");
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        this.port = freePort();
+        this.port = port;
         Runtime.getRuntime().addShutdownHook(killOnExit);
-        start();
+        try {
+            start();
+        }
+        catch (RuntimeException ex) {
+            close();
+            throw ex;
+        }
+    }
+
+    /** The server's own directory: logs, and whatever the server writes there. */
+    Path workingDirectory() {
+        return workingDirectory;
     }
 
     @Override
@@ -117,7 +166,7 @@ final class ProcessRedisServer implements RedisServer {
     }
 
     private void start() {
-        List<String> command = List.of(binary.toString(),
+        List<String> standardOptions = List.of(
                 "--port", String.valueOf(port),
                 "--bind", HOST,
                 "--dir", workingDirectory.toString(),
@@ -126,6 +175,9 @@ final class ProcessRedisServer implements RedisServer {
                 "--daemonize", "no",
                 "--protected-mode", "no",
                 "--logfile", workingDirectory.resolve("redis.log").toString());
+        List<String> command = new ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(commandLine.arguments(workingDirectory, standardOptions));
         try {
             process = new ProcessBuilder(command)
                     .directory(workingDirectory.toFile())
@@ -137,16 +189,34 @@ final class ProcessRedisServer implements RedisServer {
             throw new UncheckedIOException("cannot start " + binary, ex);
         }
         paused = false;
-        awaitPong();
+        awaitPong(command);
     }
 
-    private void awaitPong() {
+    /** The end of both logs: a bad option is reported on stdout, before the log file is opened. */
+    private String logTail() {
+        StringBuilder tail = new StringBuilder();
+        for (String name : List.of("stdout.log", "redis.log")) {
+            try {
+                List<String> lines = Files.readAllLines(workingDirectory.resolve(name));
+                tail.append(name).append(":\n")
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size())))
+                        .append('\n');
+            }
+            catch (IOException | UncheckedIOException ex) {
+                tail.append(name).append(": (unreadable: ").append(ex.getMessage()).append(")\n");
+            }
+        }
+        return tail.toString();
+    }
+
+    private void awaitPong(List<String> command) {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         IOException last = null;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
+                // The log goes into the message: a failed start deletes the directory the log is in.
                 throw new IllegalStateException("redis-server exited at start with code " + process.exitValue()
-                        + "; see " + workingDirectory.resolve("redis.log"));
+                        + "; " + String.join(" ", command) + "; logs end with:\n" + logTail());
             }
             try {
                 if ("PONG".equals(RedisProtocol.send(HOST, port, 500, "PING"))) {
@@ -163,7 +233,7 @@ final class ProcessRedisServer implements RedisServer {
 
     private void signal(String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", signal, String.valueOf(process.pid())).start();
+            Process kill = new ProcessBuilder(KILL, signal, String.valueOf(process.pid())).start();
             if (kill.waitFor() != 0) {
                 throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
             }
@@ -203,15 +273,6 @@ final class ProcessRedisServer implements RedisServer {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         }
     }
 

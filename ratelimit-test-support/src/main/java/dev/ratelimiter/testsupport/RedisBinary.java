@@ -16,9 +16,39 @@ import java.util.Optional;
  */
 final class RedisBinary {
 
+    /** A binary to run, and where it came from (for test logs). */
+    record Choice(Path path, String kind) {
+    }
+
     private static Path extracted;
 
     private RedisBinary() {
+    }
+
+    /**
+     * The choice forced by the system property or environment variable {@code ratelimit.test.redis} /
+     * {@code RATELIMIT_TEST_REDIS}, lower case, if one is set.
+     */
+    static Optional<String> forcedChoice() {
+        String value = System.getProperty("ratelimit.test.redis", System.getenv("RATELIMIT_TEST_REDIS"));
+        return Optional.ofNullable(value).filter(v -> !v.isBlank()).map(v -> v.trim().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * The binary for fixtures that can only run child processes (cluster, sentinel): {@code path} and
+     * {@code embedded} are honoured as for a standalone server; with no choice, or {@code container} (a
+     * topology of containers is not offered), {@code redis-server} from {@code PATH} if present, else embedded.
+     */
+    static Choice forProcesses() {
+        String choice = forcedChoice().orElse("");
+        return switch (choice) {
+            case "path" -> new Choice(onPath().orElseThrow(() -> new IllegalStateException(
+                    "ratelimit.test.redis=path but no redis-server on PATH")), "PATH");
+            case "embedded" -> new Choice(embedded(), "embedded-redis");
+            case "", "container" -> onPath().map(path -> new Choice(path, "PATH"))
+                    .orElseGet(() -> new Choice(embedded(), "embedded-redis"));
+            default -> throw new IllegalStateException("ratelimit.test.redis must be container, path or embedded");
+        };
     }
 
     static Optional<Path> onPath() {

@@ -7,6 +7,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Just enough RESP to send one command and read its reply, so fixtures can probe and reset a server
@@ -17,7 +19,20 @@ final class RedisProtocol {
     private RedisProtocol() {
     }
 
+    /**
+     * Sends one command and returns the reply as text: simple strings, integers and bulk strings as they are,
+     * arrays (also nested ones) as their elements each followed by a newline.
+     */
     static String send(String host, int port, int timeoutMillis, String... arguments) throws IOException {
+        return flatten(call(host, port, timeoutMillis, arguments));
+    }
+
+    /**
+     * Sends one command and returns the reply with its structure kept, for replies that nest
+     * (ROLE, SENTINEL REPLICAS): a {@code String} for simple strings, integers and bulk strings,
+     * a {@code List<Object>} for arrays (empty for a nil array), {@code null} for a nil bulk string.
+     */
+    static Object call(String host, int port, int timeoutMillis, String... arguments) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
@@ -26,6 +41,17 @@ final class RedisProtocol {
             out.flush();
             return readReply(socket.getInputStream());
         }
+    }
+
+    private static String flatten(Object reply) {
+        if (!(reply instanceof List<?> elements)) {
+            return (String) reply;
+        }
+        StringBuilder joined = new StringBuilder();
+        for (Object element : elements) {
+            joined.append(flatten(element)).append('\n');
+        }
+        return joined.toString();
     }
 
     private static byte[] encode(String... arguments) {
@@ -37,7 +63,7 @@ final class RedisProtocol {
         return request.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static String readReply(InputStream in) throws IOException {
+    private static Object readReply(InputStream in) throws IOException {
         String line = readLine(in);
         if (line.isEmpty()) {
             throw new IOException("empty reply");
@@ -59,11 +85,15 @@ final class RedisProtocol {
             }
             case '*' -> {
                 int count = Integer.parseInt(rest);
-                StringBuilder joined = new StringBuilder();
-                for (int i = 0; i < count; i++) {
-                    joined.append(readReply(in)).append('\n');
+                if (count < 0) {
+                    // A nil array reads as an empty one, as send() has always rendered it.
+                    return List.of();
                 }
-                return joined.toString();
+                List<Object> elements = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    elements.add(readReply(in));
+                }
+                return elements;
             }
             default -> throw new IOException("unexpected reply: " + line);
         }

@@ -2,8 +2,6 @@ package dev.ratelimiter.testsupport;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
-import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +29,7 @@ public final class RedisServers {
 
     /** Starts a new server; the caller owns it and must close it. */
     public static RedisServer start() {
-        RedisServer server = switch (forcedChoice().orElseGet(RedisServers::bestChoice)) {
+        RedisServer server = switch (RedisBinary.forcedChoice().orElseGet(RedisServers::bestChoice)) {
             case "container" -> new ContainerRedisServer(IMAGE);
             case "path" -> new ProcessRedisServer(RedisBinary.onPath().orElseThrow(
                     () -> new IllegalStateException("ratelimit.test.redis=path but no redis-server on PATH")), "PATH");
@@ -47,11 +45,6 @@ public final class RedisServers {
             return "container";
         }
         return RedisBinary.onPath().isPresent() ? "path" : "embedded";
-    }
-
-    private static Optional<String> forcedChoice() {
-        String value = System.getProperty("ratelimit.test.redis", System.getenv("RATELIMIT_TEST_REDIS"));
-        return Optional.ofNullable(value).filter(v -> !v.isBlank()).map(v -> v.trim().toLowerCase(Locale.ROOT));
     }
 
     private static synchronized boolean isDockerAvailable() {

@@ -1,0 +1,66 @@
+package dev.ratelimiter.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Free TCP ports on 127.0.0.1 for child servers.
+ *
+ * <p>A Redis Cluster node also listens on its cluster bus port, which Redis 6.2 fixes at port + 10000
+ * (there is no {@code cluster-port} option before 7.0), so cluster nodes need a pair of free ports. An
+ * ephemeral port from the kernel is usually above 32768 and its bus port would be above 42768, where outgoing
+ * connections take their local ports, or past 65535; pairs are therefore picked below the ephemeral range.
+ */
+final class LoopbackPorts {
+
+    static final String HOST = "127.0.0.1";
+    static final int CLUSTER_BUS_OFFSET = 10_000;
+
+    private static final int PAIR_LOWEST = 15_000;
+    private static final int PAIR_HIGHEST = 22_500;
+    private static final int ATTEMPTS = 200;
+    /** Ports handed out in this JVM: a port is only probed, not held, until its server binds it. */
+    private static final Set<Integer> handedOut = new HashSet<>();
+
+    private LoopbackPorts() {
+    }
+
+    /** A port the kernel says is free right now. */
+    static int free() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** A port P such that both P and P + {@value #CLUSTER_BUS_OFFSET} are free and not handed out before. */
+    static synchronized int freeWithClusterBus() {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(PAIR_LOWEST, PAIR_HIGHEST);
+            if (!handedOut.contains(port) && !handedOut.contains(port + CLUSTER_BUS_OFFSET)
+                    && isFree(port) && isFree(port + CLUSTER_BUS_OFFSET)) {
+                handedOut.add(port);
+                handedOut.add(port + CLUSTER_BUS_OFFSET);
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port pair (P, P+" + CLUSTER_BUS_OFFSET + ") between "
+                + PAIR_LOWEST + " and " + PAIR_HIGHEST + " on " + HOST + " after " + ATTEMPTS + " attempts");
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
+            return true;
+        }
+        catch (IOException taken) {
+            return false;
+        }
+    }
+}

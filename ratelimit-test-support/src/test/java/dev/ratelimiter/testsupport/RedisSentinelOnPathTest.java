@@ -1,0 +1,10 @@
+package dev.ratelimiter.testsupport;
+
+/** {@link RedisSentinel} with {@code redis-server} from PATH. */
+class RedisSentinelOnPathTest extends RedisSentinelContract {
+
+    @Override
+    String kind() {
+        return "path";
+    }
+}
