@@ -217,7 +217,7 @@ public class RateLimitProperties {
     public static class Store {
 
         /**
-         * Where buckets live: auto uses Redis when it answers at start-up, else memory.
+         * Where buckets live: auto uses this instance's memory until Redis first answers, then Redis.
          */
         private StoreType type = StoreType.AUTO;
 
@@ -266,6 +266,21 @@ public class RateLimitProperties {
          * Prefix of every Redis key the limiter writes.
          */
         private String keyPrefix = "rl";
+
+        /**
+         * Gateway instances to assume share the limits until Redis has answered once (the fallback divides each limit
+         * among the live instances, which an instance started during an outage cannot count). Set it to the fleet's
+         * usual size; the Helm chart sets it to its replica count.
+         */
+        private int expectedInstances = 1;
+
+        public int getExpectedInstances() {
+            return expectedInstances;
+        }
+
+        public void setExpectedInstances(int expectedInstances) {
+            this.expectedInstances = expectedInstances;
+        }
 
         public Duration getReconnectMaxDelay() {
             return reconnectMaxDelay;
@@ -430,7 +445,7 @@ public class RateLimitProperties {
 
     /** Where buckets live. */
     public enum StoreType {
-        /** Redis if it answers at start-up; otherwise memory, with a warning. */
+        /** This instance's memory until Redis first answers (a warning says so), then Redis for good. */
         AUTO,
         /** Redis, always; a failing Redis is bridged by deciding from memory per request. */
         REDIS,

@@ -1,7 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
-
 import java.util.List;
 
 import dev.ratelimiter.core.BucketKey;
@@ -12,16 +11,16 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.TokenBucketLimit;
-import dev.ratelimiter.redis.RedisKeys;
+import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.RedisRateLimitStore;
-import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 /**
- * Runs one decision through Redis at start-up. It answers whether Redis is there (for
- * {@code ratelimit.store.type=auto}), and it opens the connection and loads the script before the first
- * request, which would otherwise pay for both and, under a 5 ms timeout, be decided locally.
+ * Runs one decision through Redis at start-up, on the main thread. It answers whether Redis is there (for the
+ * start-up log line), and it opens the connection and loads the script before the first request, which would
+ * otherwise pay for both and, under a 5 ms timeout, be decided locally.
  */
 final class RedisWarmup {
 
@@ -32,12 +31,24 @@ final class RedisWarmup {
     private RedisWarmup() {
     }
 
-    /** Whether one decision went through Redis within {@code timeout}; the key it wrote is removed again. */
-    static boolean succeeds(RedisRateLimitStore store, ReactiveStringRedisTemplate redis, RedisKeys keys,
-            Duration timeout) {
+    /** Whether the connection opened and one decision went through Redis within {@code timeout}. */
+    static boolean succeeds(RedisRateLimitStore store, LimiterConnection connection, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!connection.connected() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        if (!connection.connected()) {
+            return false;
+        }
         try {
-            store.evaluate(List.of(new Check(RULE, WARMUP, 1, false))).block(timeout);
-            redis.delete(keys.bucket(WARMUP)).block(timeout);
+            store.evaluate(List.of(new Check(RULE, WARMUP, 1, false)))
+                    .block(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             return true;
         }
         catch (RuntimeException unreachable) {
@@ -45,10 +56,16 @@ final class RedisWarmup {
         }
     }
 
-    static String describe(ReactiveRedisConnectionFactory connectionFactory) {
-        if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
-            return lettuce.getHostName() + ":" + lettuce.getPort();
+    /** Where Redis is, as configured, for log lines. */
+    static String describe(LettuceConnectionFactory connectionFactory) {
+        RedisClusterConfiguration cluster = connectionFactory.getClusterConfiguration();
+        if (connectionFactory.isClusterAware() && cluster != null) {
+            return "cluster " + cluster.getClusterNodes();
         }
-        return connectionFactory.getClass().getSimpleName();
+        RedisSentinelConfiguration sentinel = connectionFactory.getSentinelConfiguration();
+        if (connectionFactory.isRedisSentinelAware() && sentinel != null) {
+            return "sentinel master " + sentinel.getMaster().getName() + " via " + sentinel.getSentinels();
+        }
+        return connectionFactory.getHostName() + ":" + connectionFactory.getPort();
     }
 }

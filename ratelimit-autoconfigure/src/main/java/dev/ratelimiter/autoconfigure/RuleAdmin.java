@@ -2,9 +2,12 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
 
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.ConcurrencyLimit;
@@ -13,8 +16,10 @@ import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuntimeRules;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
+import reactor.core.publisher.Mono;
 
 /**
  * The operator's changes to the rules, behind the actuator endpoints: every change is validated against the whole
@@ -23,6 +28,7 @@ import dev.ratelimiter.core.TokenBucketLimit;
 public final class RuleAdmin {
 
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
+    private static final int WRITE_ATTEMPTS = 3;
 
     private final RuleStore store;
     private final RuleSync sync;
@@ -62,16 +68,23 @@ public final class RuleAdmin {
         settings.forEach((name, value) -> flatten(name, value, spec));
         try {
             RuleFactory.bind(id, spec);
-            sync.preview(specs -> specs.put(id, spec), control -> { });
         }
         catch (InvalidLimitException ex) {
             return Result.problem(400, "invalid_rule", ex.setting(), ex.getMessage());
         }
-        return write(() -> store.putRule(id, spec).block(STORE_TIMEOUT), Map.of("id", id));
+        return writeRule(id, specs -> specs.put(id, spec),
+                expected -> store.putRule(id, spec, expected));
     }
 
     public Result delete(String id) {
-        if (!sync.runtime().specs().containsKey(id)) {
+        RuntimeRules latest;
+        try {
+            latest = sync.latest();
+        }
+        catch (RuntimeException ex) {
+            return unavailable(ex);
+        }
+        if (!latest.specs().containsKey(id)) {
             if (factory.isConfigured(id)) {
                 return Result.problem(409, "configured_rule", null, "Rule '" + id + "' is defined in the application's "
                         + "configuration and cannot be deleted at runtime; put a rule with the same id to change it "
@@ -79,19 +92,115 @@ public final class RuleAdmin {
             }
             return Result.problem(404, "unknown_rule", null, "There is no runtime rule '" + id + "'.");
         }
-        return write(() -> store.deleteRule(id).block(STORE_TIMEOUT), Map.of("id", id));
+        return writeRule(id, specs -> specs.remove(id), expected -> store.deleteRule(id, expected));
     }
 
-    /** Sets the kill switch or a tier's enforcement flag. */
+    /** Sets the kill switch or a tier's enforcement flag; answers 200 only once it is in force on this instance. */
     public Result control(String name, boolean value) {
+        if (!RuntimeRules.KILL_SWITCH.equals(name) && !isEnforceSwitch(name)) {
+            return Result.problem(400, "invalid_control", "tier", "Tier names are 1 to 128 letters, digits, '.', '_' "
+                    + "or '-'; got '" + name.substring(5, Math.max(5, name.length() - 8)) + "'.");
+        }
+        Map<String, Object> body = new LinkedHashMap<>(Map.of(name, value));
         try {
-            sync.preview(specs -> { }, control -> control.put(name, String.valueOf(value)));
+            body.put("version", store.putControl(name, String.valueOf(value)).block(STORE_TIMEOUT));
+        }
+        catch (RuntimeException ex) {
+            return unavailable(ex);
+        }
+        sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
+        RuleSet inForce = sync.rulesInForce();
+        boolean applied = RuntimeRules.KILL_SWITCH.equals(name) ? inForce.killSwitch() == value
+                : inForce.enforced(name.substring(5, name.length() - 8)) == value;
+        if (!applied) {
+            return Result.problem(503, "not_in_force", null, "The switch was written to the rule store (version "
+                    + body.get("version") + ") but is not in force on this instance yet (" + sync.status().state()
+                    + (sync.status().problem() != null ? ": " + sync.status().problem() : "")
+                    + "); it takes effect when the store is read again.");
+        }
+        return Result.ok(body);
+    }
+
+    private static boolean isEnforceSwitch(String name) {
+        return name.startsWith("tier.") && name.endsWith(".enforce") && name.length() > 13
+                && PolicyNames.isValid(name.substring(5, name.length() - 8));
+    }
+
+    /**
+     * Validates a change against the store's latest rules — the whole rule set it would produce — and writes it only
+     * if the store is still at that version; a write that lost a race is validated again on the newer rules.
+     */
+    private Result writeRule(String id, Consumer<Map<String, Map<String, String>>> change,
+            LongFunction<Mono<Long>> write) {
+        for (int attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+            RuntimeRules latest;
+            try {
+                latest = sync.latest();
+            }
+            catch (RuntimeException ex) {
+                return unavailable(ex);
+            }
+            Map<String, Map<String, String>> specs = new HashMap<>(latest.specs());
+            change.accept(specs);
+            try {
+                sync.validate(new RuntimeRules(latest.version(), specs, latest.control()));
+            }
+            catch (InvalidLimitException ex) {
+                return refused(id, latest, ex);
+            }
+            long written;
+            try {
+                written = write.apply(latest.version()).block(STORE_TIMEOUT);
+            }
+            catch (RuleStore.StaleVersionException stale) {
+                continue;
+            }
+            catch (RuntimeException ex) {
+                return unavailable(ex);
+            }
+            sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
+            RuleSync.Status status = sync.status();
+            if (status.state() != RuleSync.State.IN_SYNC || status.version() < written) {
+                return Result.problem(503, "not_in_force", null, "The change was written to the rule store (version "
+                        + written + ") but is not in force on this instance (" + status.state()
+                        + (status.problem() != null ? ": " + status.problem() : "") + ").");
+            }
+            return Result.ok(Map.of("id", id, "version", written));
+        }
+        return Result.problem(409, "concurrent_change", null, "The rules changed " + WRITE_ATTEMPTS + " times while "
+                + "this change was being validated; nothing was written. Read the rules and try again.");
+    }
+
+    /** A change that does not validate: the operator's own rule, or another rule the store already holds broken. */
+    private Result refused(String id, RuntimeRules latest, InvalidLimitException ex) {
+        String broken = brokenRule(latest);
+        if (broken != null && !broken.equals(id)) {
+            return Result.problem(409, "rule_store_invalid", ex.setting(), "The rule store holds rule '" + broken
+                    + "', which does not validate: " + ex.getMessage() + " Fix or delete that rule first.");
+        }
+        return Result.problem(400, "invalid_rule", ex.setting(), ex.getMessage());
+    }
+
+    /** The id of a stored rule that does not validate on its own, or null. */
+    private String brokenRule(RuntimeRules latest) {
+        try {
+            sync.validate(latest);
+            return null;
         }
         catch (InvalidLimitException ex) {
-            return Result.problem(400, "invalid_control", ex.setting(), ex.getMessage());
+            for (String stored : latest.specs().keySet()) {
+                if (ex.setting() != null && ex.setting().startsWith("ratelimit.rules." + stored + ".")
+                        || ex.setting() != null && ex.setting().equals("ratelimit.rules." + stored)) {
+                    return stored;
+                }
+            }
+            return "(unknown)";
         }
-        return write(() -> store.putControl(name, String.valueOf(value)).block(STORE_TIMEOUT),
-                Map.of(name, value));
+    }
+
+    private static Result unavailable(RuntimeException ex) {
+        return Result.problem(503, "rule_store_unavailable", null, "The rule store could not be reached ("
+                + ex.getMessage() + "); nothing changed.");
     }
 
     public RuleSet rulesInForce() {
@@ -161,20 +270,6 @@ public final class RuleAdmin {
             view.put("shards", rule.shards());
         }
         return view;
-    }
-
-    private Result write(Runnable write, Map<String, Object> what) {
-        try {
-            write.run();
-        }
-        catch (RuntimeException ex) {
-            return Result.problem(503, "rule_store_unavailable", null, "The rule store could not be written ("
-                    + ex.getMessage() + "); nothing changed.");
-        }
-        RuleSet now = sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
-        Map<String, Object> body = new LinkedHashMap<>(what);
-        body.put("version", now != null ? now.version() : sync.status().version());
-        return Result.ok(body);
     }
 
     private static void putIfNotEmpty(Map<String, Object> view, String name, Collection<?> values) {

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuntimeRules;
@@ -71,7 +72,10 @@ final class RuleSetFactory {
             if (RuntimeRules.KILL_SWITCH.equals(name)) {
                 rules.killSwitch(Boolean.parseBoolean(value));
             }
-            else if (name.startsWith("tier.") && name.endsWith(".enforce")) {
+            else if (name.startsWith("tier.") && name.endsWith(".enforce") && name.length() > 13
+                    && PolicyNames.isValid(name.substring(5, name.length() - 8))) {
+                // A switch with a name no write could have made (written by hand) is skipped, never fatal: switches
+                // must apply whatever else the store holds.
                 rules.enforce(name.substring(5, name.length() - 8), Boolean.parseBoolean(value));
             }
         });

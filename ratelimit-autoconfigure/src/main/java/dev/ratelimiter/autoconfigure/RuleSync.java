@@ -2,10 +2,6 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.function.Consumer;
-
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetHolder;
@@ -105,7 +101,7 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     private synchronized RuleSet apply(RuntimeRules loaded) {
-        if (loaded.version() == runtime.version() && status.state() == State.IN_SYNC) {
+        if (loaded.equals(runtime) && status.state() == State.IN_SYNC) {
             return holder.get();
         }
         // Any other version is applied, lower ones too: a Redis that lost its data starts counting again at 1, and
@@ -121,9 +117,15 @@ public final class RuleSync implements SmartLifecycle {
             status = new Status(State.IN_SYNC, loaded.version(), Instant.now(), null);
         }
         catch (InvalidLimitException ex) {
-            logger.error("The rule store holds rules that do not validate; keeping version {} in force: {}",
-                    status.version(), ex.getMessage());
-            status = new Status(State.STORE_INVALID, status.version(), status.lastSync(), ex.getMessage());
+            // The rules stay at the last good version, but the switches are the store's latest: the last rungs of the
+            // rollback ladder (kill switch, tier enforcement) must work whatever state the rules are in.
+            holder.replace(factory.create(new RuntimeRules(loaded.version(), runtime.specs(), loaded.control())));
+            if (status.state() != State.STORE_INVALID || !ex.getMessage().equals(status.problem())) {
+                logger.error("The rule store holds rules that do not validate (version {}); keeping the rules of "
+                        + "version {} in force, with the store's switches: {}", loaded.version(), runtime.version(),
+                        ex.getMessage());
+            }
+            status = new Status(State.STORE_INVALID, runtime.version(), Instant.now(), ex.getMessage());
         }
         return holder.get();
     }
@@ -136,14 +138,14 @@ public final class RuleSync implements SmartLifecycle {
         status = new Status(State.STORE_UNREACHABLE, status.version(), status.lastSync(), failure.toString());
     }
 
-    /** Validates the rule set that {@code change} would produce against the runtime rules in force. */
-    RuleSet preview(Consumer<Map<String, Map<String, String>>> specChange,
-            Consumer<Map<String, String>> controlChange) {
-        Map<String, Map<String, String>> specs = new HashMap<>(runtime.specs());
-        Map<String, String> control = new HashMap<>(runtime.control());
-        specChange.accept(specs);
-        controlChange.accept(control);
-        return factory.create(new RuntimeRules(runtime.version(), specs, control));
+    /** Validates the rule set {@code rules} would produce; throws {@link InvalidLimitException} naming the setting. */
+    RuleSet validate(RuntimeRules rules) {
+        return factory.create(rules);
+    }
+
+    /** Reads the store's latest rules (not necessarily those in force: they may not validate). */
+    RuntimeRules latest() {
+        return Mono.defer(store::load).timeout(STORE_TIMEOUT).block(STORE_TIMEOUT.plusSeconds(1));
     }
 
     /** The rule set in force on this instance. */

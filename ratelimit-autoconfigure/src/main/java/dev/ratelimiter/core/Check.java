@@ -7,10 +7,10 @@ package dev.ratelimiter.core;
  * @param bucket the bucket it spends from
  * @param cost tokens to spend (a concurrency check always takes one permit)
  * @param shadow whether a denial is only recorded (shadow rule, or a tier not enforced)
- * @param permit for a {@link ConcurrencyLimit}: the id of the permit this request takes, unique per request, by which
- * it is given back; otherwise {@code null}
+ * @param permits for a {@link ConcurrencyLimit}: the permits of the request, whose id the permit taken here carries and
+ * which the store tells when it grants it; otherwise {@code null}
  */
-public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow, String permit) {
+public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow, RequestPermits permits) {
 
     /** A check of a rate (not concurrency) rule. */
     public Check(Rule rule, BucketKey bucket, int cost, boolean shadow) {
@@ -22,8 +22,13 @@ public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow, Strin
         return rule.limit() instanceof ConcurrencyLimit;
     }
 
+    /** The id of the permit a concurrency check takes; {@code null} for other checks. */
+    public String permit() {
+        return permits == null ? null : permits.id();
+    }
+
     /** This check against another rule (a fair share, a shard), everything else kept. */
     public Check withRule(Rule other) {
-        return new Check(other, bucket, cost, shadow, permit);
+        return new Check(other, bucket, cost, shadow, permits);
     }
 }

@@ -70,11 +70,6 @@ public final class DenialCache implements RateLimitStore {
     }
 
     @Override
-    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
-        return store.release(permits, source);
-    }
-
-    @Override
     public <T> Optional<T> find(Class<T> type) {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : store.find(type);
     }

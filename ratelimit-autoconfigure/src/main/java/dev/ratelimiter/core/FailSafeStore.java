@@ -81,48 +81,9 @@ public final class FailSafeStore implements RateLimitStore {
                         breaker.onError(elapsed, TimeUnit.NANOSECONDS, failure);
                         metrics.storeCall(failure instanceof TimeoutException ? StoreMetrics.Outcome.TIMEOUT
                                 : StoreMetrics.Outcome.ERROR, Duration.ofNanos(elapsed));
-                        if (failure instanceof TimeoutException) {
-                            giveBackLatePermits(checks);
-                        }
                         return Mono.fromSupplier(() -> decideWithoutStore(checks, failure));
                     });
         });
-    }
-
-    /**
-     * Permits taken locally are given back locally. Those the store may hold are given back to it — unless the breaker
-     * is open, when the call would only fail: the lease then frees them.
-     */
-    @Override
-    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
-        if (source != Verdict.Source.STORE) {
-            withoutStore.release(permits);
-        }
-        if (source == Verdict.Source.LOCAL || source == Verdict.Source.FALLBACK) {
-            return Mono.empty();
-        }
-        return releaseInStore(permits, source);
-    }
-
-    private Mono<Void> releaseInStore(List<Check> permits, Verdict.Source source) {
-        if (breaker.getState() == CircuitBreaker.State.OPEN || breaker.getState() == CircuitBreaker.State.FORCED_OPEN) {
-            return Mono.empty();
-        }
-        return Mono.defer(() -> store.release(permits, source)).timeout(timeout.multipliedBy(10))
-                .onErrorResume(failure -> {
-                    logger.debug("Could not give permits back to the store; their lease will: {}", failure.toString());
-                    return Mono.empty();
-                });
-    }
-
-    /** A store call given up on may still take its permits when it lands; they are given back right after it. */
-    private void giveBackLatePermits(List<Check> checks) {
-        List<Check> permits = checks.stream().filter(Check::concurrency).toList();
-        if (!permits.isEmpty()) {
-            // The verdict of that call is never seen: given back as such (null). The local fallback about to decide
-            // the request takes its own permits under the same ids; those stay.
-            releaseInStore(permits, null).subscribe();
-        }
     }
 
     private Verdict decideWithoutStore(List<Check> checks, Throwable failure) {

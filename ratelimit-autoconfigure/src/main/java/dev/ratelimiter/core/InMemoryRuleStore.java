@@ -28,18 +28,18 @@ public final class InMemoryRuleStore implements RuleStore {
     }
 
     @Override
-    public Mono<Long> putRule(String id, Map<String, String> spec) {
-        return change(specs -> specs.put(id, Map.copyOf(spec)), control -> { });
+    public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
+        return change(expectedVersion, specs -> specs.put(id, Map.copyOf(spec)), control -> { });
     }
 
     @Override
-    public Mono<Long> deleteRule(String id) {
-        return change(specs -> specs.remove(id), control -> { });
+    public Mono<Long> deleteRule(String id, long expectedVersion) {
+        return change(expectedVersion, specs -> specs.remove(id), control -> { });
     }
 
     @Override
     public Mono<Long> putControl(String name, String value) {
-        return change(specs -> { }, control -> control.put(name, value));
+        return change(ANY_VERSION, specs -> { }, control -> control.put(name, value));
     }
 
     @Override
@@ -47,11 +47,14 @@ public final class InMemoryRuleStore implements RuleStore {
         return announcements.asFlux();
     }
 
-    private Mono<Long> change(Consumer<Map<String, Map<String, String>>> specChange,
+    private Mono<Long> change(long expectedVersion, Consumer<Map<String, Map<String, String>>> specChange,
             Consumer<Map<String, String>> controlChange) {
         return Mono.fromSupplier(() -> {
             long version;
             synchronized (this) {
+                if (expectedVersion != ANY_VERSION && expectedVersion != rules.version()) {
+                    throw new StaleVersionException(expectedVersion, rules.version());
+                }
                 Map<String, Map<String, String>> specs = new HashMap<>(rules.specs());
                 Map<String, String> control = new HashMap<>(rules.control());
                 specChange.accept(specs);

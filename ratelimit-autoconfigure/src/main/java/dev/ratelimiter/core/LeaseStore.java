@@ -71,7 +71,7 @@ public final class LeaseStore {
         List<Share> held = new ArrayList<>(checks.size());
         for (Check check : checks) {
             held.add(shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule().limit(),
-                    Math.max(1, instances.count()))));
+                    Math.max(1, instances.count()), check.cost())));
         }
         return Verdict.evaluated(OrderedLocks.holding(checks, held, () -> decide(checks, held, now)),
                 Verdict.Source.LOCAL);
@@ -85,6 +85,7 @@ public final class LeaseStore {
             refillIfDormant(share, checks.get(i).cost(), now);
             share.lastUsedNanos = now;
             share.demand++;
+            share.need = Math.max(share.need, checks.get(i).cost());
             enforcedDenial |= share.tokens < checks.get(i).cost() && !checks.get(i).shadow();
         }
         List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
@@ -115,7 +116,9 @@ public final class LeaseStore {
             return;
         }
         int live = Math.max(1, instances.count());
-        double fairShare = Math.floor((double) share.limit.capacity() / live);
+        // never below one request's cost, or a dormant client of a costly route could never pass anywhere
+        double fairShare = Math.max(Math.min(cost, share.limit.capacity()),
+                Math.floor((double) share.limit.capacity() / live));
         double refill = Math.floor(idle / 1e9 * share.limit.tokensPerSecond() / live);
         double tokens = Math.min(fairShare, refill);
         if (tokens > share.tokens) {
@@ -174,7 +177,8 @@ public final class LeaseStore {
                     share.tokens = 0;
                 }
                 reports.add(new SettleClient.Report(entry.getKey(), share.limit, share.demand,
-                        share.provisional ? 0 : share.tokens, returned, share.provisionalSpent));
+                        share.provisional ? 0 : share.tokens, returned, share.provisionalSpent,
+                        Math.min(share.need, share.limit.capacity())));
                 keys.add(entry.getKey());
                 provisionalAtReport.add(wasProvisional);
                 if (reactivation > 0) {
@@ -182,6 +186,7 @@ public final class LeaseStore {
                     share.tokens = reactivation;
                 }
                 share.demand = 0;
+                share.need = 0;
                 share.returned = 0;
                 share.reportedProvisional = share.provisionalSpent;
             }
@@ -247,6 +252,7 @@ public final class LeaseStore {
             }
             synchronized (share) {
                 share.demand += reports.get(i).demand();
+                share.need = Math.max(share.need, reports.get(i).need());
                 share.returned += reports.get(i).returned();
             }
         }
@@ -264,6 +270,7 @@ public final class LeaseStore {
         TokenBucketLimit limit;
         double tokens;
         long demand;
+        long need;
         double returned;
         boolean provisional = true;
         double provisionalSpent;
@@ -271,9 +278,11 @@ public final class LeaseStore {
         long storeRemaining;
         long lastUsedNanos;
 
-        Share(TokenBucketLimit limit, int liveInstances) {
+        Share(TokenBucketLimit limit, int liveInstances, int cost) {
             this.limit = limit;
-            this.tokens = Math.max(1, Math.floor((double) limit.capacity() / liveInstances));
+            // at least one request's worth (when the bucket holds one), so that a first request can pass here
+            this.tokens = Math.max(Math.min(Math.max(1, cost), limit.capacity()),
+                    Math.floor((double) limit.capacity() / liveInstances));
         }
     }
 }

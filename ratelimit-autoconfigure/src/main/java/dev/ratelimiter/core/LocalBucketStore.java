@@ -23,6 +23,7 @@ public final class LocalBucketStore implements RateLimitStore {
 
     private final Cache<BucketKey, BucketState> buckets;
     private final LongSupplier nanoClock;
+    private final RequestPermits.Owner permitOwner = this::releaseNow;
 
     public LocalBucketStore(long maxKeys, LongSupplier nanoClock) {
         if (maxKeys < 1) {
@@ -54,18 +55,16 @@ public final class LocalBucketStore implements RateLimitStore {
         }
         Verdict verdict = Verdict.evaluated(OrderedLocks.holding(checks, states, () -> decide(checks, states, now)),
                 Verdict.Source.LOCAL);
-        for (Check check : checks) {
-            if (check.concurrency()) {
-                // Read again now that it may hold a permit: a bucket holding permits must not expire (see IdleUntilFull).
+        List<Check> taken = verdict.permitsHeld();
+        if (!taken.isEmpty()) {
+            for (Check check : taken) {
+                // Read again now that it holds a permit: a bucket holding permits must not expire (see IdleUntilFull).
                 buckets.getIfPresent(check.bucket());
             }
+            // Outside the bucket locks: a request that already ended gives the permits back at once, which locks them.
+            taken.get(0).permits().granted(permitOwner, taken);
         }
         return verdict;
-    }
-
-    @Override
-    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
-        return Mono.fromRunnable(() -> releaseNow(permits));
     }
 
     /** Gives back the permits of these concurrency checks; those not held are ignored. */

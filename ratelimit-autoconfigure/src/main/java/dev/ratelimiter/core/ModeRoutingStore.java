@@ -48,12 +48,6 @@ public final class ModeRoutingStore implements RateLimitStore {
         });
     }
 
-    /** Concurrency rules are always exact (see {@link Rule}): their permits live in the exact store. */
-    @Override
-    public Mono<Void> release(List<Check> permits, Verdict.Source source) {
-        return exact.release(permits, source);
-    }
-
     public LeaseStore local() {
         return local;
     }

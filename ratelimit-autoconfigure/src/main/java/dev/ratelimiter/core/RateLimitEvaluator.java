@@ -17,7 +17,6 @@ public final class RateLimitEvaluator {
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
-    private final PermitIds permitIds = new PermitIds();
 
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store) {
         this.rules = rules;
@@ -29,8 +28,12 @@ public final class RateLimitEvaluator {
         return rules.get();
     }
 
-    /** Checks one request; {@code request.tier()} must already be resolved (see {@link RuleSet#tierOf}). */
-    public Mono<Verdict> check(RequestAttributes request) {
+    /**
+     * Checks one request; {@code request.tier()} must already be resolved (see {@link RuleSet#tierOf}). Concurrency
+     * permits the stores grant are recorded in {@code permits}, which the caller must {@link RequestPermits#end() end}
+     * when the request is over, however it ends.
+     */
+    public Mono<Verdict> check(RequestAttributes request, RequestPermits permits) {
         RuleSet ruleSet = rules.get();
         if (ruleSet.killSwitch()) {
             return Mono.just(Verdict.unlimited(Verdict.Reason.KILL_SWITCH));
@@ -41,18 +44,10 @@ public final class RateLimitEvaluator {
         }
         boolean tierEnforced = ruleSet.enforced(request.tier());
         List<Check> checks = new ArrayList<>(applicable.size());
-        List<Check> permits = null;
         for (Rule rule : applicable) {
             boolean shadow = rule.mode() == Mode.SHADOW || !tierEnforced;
             if (rule.limit() instanceof ConcurrencyLimit) {
-                if (permits == null) {
-                    permits = new ArrayList<>(1);
-                }
-                // One id for all of the request's permits: each lives in its own bucket.
-                Check check = new Check(rule, bucketOf(rule, request), 1, shadow, permits.isEmpty()
-                        ? permitIds.next() : permits.get(0).permit());
-                permits.add(check);
-                checks.add(check);
+                checks.add(new Check(rule, bucketOf(rule, request), 1, shadow, permits));
             }
             else if (rule.shards() > 1) {
                 checks.add(shardCheck(rule, request, shadow));
@@ -61,21 +56,7 @@ public final class RateLimitEvaluator {
                 checks.add(new Check(rule, bucketOf(rule, request), rule.costOf(request), shadow));
             }
         }
-        if (permits == null) {
-            return store.evaluate(checks);
-        }
-        List<Check> taken = permits;
-        // Cancelled while the store decides: the permits may be taken when the call lands, with no one to give
-        // them back. Give them back now (releasing a permit not held is harmless).
-        return store.evaluate(checks).doOnCancel(() -> store.release(taken, null).subscribe());
-    }
-
-    /**
-     * Gives back the permits a request holds ({@link Verdict#permitsHeld()}), when its response has completed, failed
-     * or been cancelled. A refused request holds none: the store takes permits all or nothing, with the verdict.
-     */
-    public Mono<Void> release(List<Check> held, Verdict.Source source) {
-        return held.isEmpty() ? Mono.empty() : store.release(held, source);
+        return store.evaluate(checks);
     }
 
     /**

@@ -19,9 +19,11 @@ public interface SettleClient {
      * @param held unspent tokens of its share it keeps
      * @param returned tokens of its share it gave back since the last settle (dropped locally already)
      * @param provisionalSpent tokens spent before the bucket's first settle, never granted: the store deducts them
+     * @param need the largest cost of one request seen since the last settle: a share smaller than that serves none
+     * of them, so the store grants at least that much or asks for the share back
      */
     record Report(BucketKey bucket, TokenBucketLimit limit, long demand, double held, double returned,
-            double provisionalSpent) {
+            double provisionalSpent, long need) {
     }
 
     /**

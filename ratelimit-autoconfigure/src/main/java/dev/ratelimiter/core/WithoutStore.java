@@ -64,11 +64,6 @@ public final class WithoutStore {
         return Verdict.evaluated(outcomes, Verdict.Source.FALLBACK);
     }
 
-    /** Gives back permits taken here while the store was unavailable; those not held here are ignored. */
-    public void release(List<Check> permits) {
-        buckets.releaseNow(permits);
-    }
-
     public int liveInstances() {
         return Math.max(1, instances.count());
     }

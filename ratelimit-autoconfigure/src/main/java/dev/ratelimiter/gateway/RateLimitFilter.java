@@ -1,13 +1,11 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Clock;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
-import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
@@ -66,10 +64,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         RequestAttributes request = attributes(exchange, headers, apiKey);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
-        AtomicReference<Verdict> decided = new AtomicReference<>();
-        Mono<Verdict> checked = evaluator.check(request)
-                // Kept before the hop below: a request cancelled during the hop must still give its permits back.
-                .doOnNext(decided::set)
+        // The request owns its concurrency permits: whichever store grants one tells this object, even after the
+        // request has ended, so each permit is given back exactly once however the request and the store race.
+        RequestPermits permits = new RequestPermits();
+        Mono<Verdict> checked = evaluator.check(request, permits)
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must not become an outage of the API behind it.
@@ -80,20 +78,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         // the proxying) belongs on this connection's own event loop.
         return EventLoops.onRequestLoop(exchange, checked)
                 .flatMap(verdict -> apply(request, verdict, exchange, chain))
-                // Concurrency permits are held until the response has been written, failed, or the client went away.
-                .doFinally(signal -> release(decided.getAndSet(null)));
-    }
-
-    private void release(Verdict verdict) {
-        List<Check> held = verdict == null ? List.of() : verdict.permitsHeld();
-        if (!held.isEmpty()) {
-            evaluator.release(held, verdict.source())
-                    .onErrorResume(failure -> {
-                        logger.warn("Could not give concurrency permits back; their lease will", failure);
-                        return Mono.empty();
-                    })
-                    .subscribe();
-        }
+                // Permits are held until the response has been written, failed, or the client went away.
+                .doFinally(signal -> permits.end());
     }
 
     private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,

@@ -1,13 +1,10 @@
 package dev.ratelimiter.redis;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 
 import dev.ratelimiter.core.LiveInstances;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import io.lettuce.core.ScriptOutputType;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -16,23 +13,25 @@ import reactor.core.publisher.Mono;
  * Counts the gateway instances alive: each sends a heartbeat to {@code <prefix>:{instances}} every
  * {@code interval}, and an instance whose last heartbeat is older than three intervals no longer counts. The last
  * count seen is kept when Redis is gone — exactly when the fallback needs it.
+ *
+ * <p>Until Redis has answered once, the count is {@code expected}: an instance started during an outage has seen no
+ * one, and counting itself alone would let it allow a whole limit by itself.
  */
 public final class InstanceHeartbeats implements LiveInstances {
 
-    private final ReactiveStringRedisTemplate redis;
-    private final RedisScript<Long> script;
-    private final List<String> key;
-    private final String instanceId;
+    private final LimiterConnection redis;
+    private final String[] key;
+    private final String instanceId = UUID.randomUUID().toString();
     private final Duration interval;
-    private volatile int count = 1;
+    private volatile int count;
+    private volatile boolean answered;
     private Disposable loop;
 
-    public InstanceHeartbeats(ReactiveStringRedisTemplate redis, RedisKeys keys, Duration interval) {
+    public InstanceHeartbeats(LimiterConnection redis, RedisKeys keys, Duration interval, int expected) {
         this.redis = redis;
-        this.script = RedisScript.of(new ClassPathResource("META-INF/scripts/ratelimit/heartbeat.lua"), Long.class);
-        this.key = List.of(keys.prefix() + ":{instances}");
-        this.instanceId = UUID.randomUUID().toString();
+        this.key = new String[] { keys.prefix() + ":{instances}" };
         this.interval = interval;
+        this.count = Math.max(1, expected);
     }
 
     @Override
@@ -40,12 +39,19 @@ public final class InstanceHeartbeats implements LiveInstances {
         return count;
     }
 
+    /** Whether the count comes from Redis (false: the expected count, Redis has not answered yet). */
+    public boolean fromStore() {
+        return answered;
+    }
+
     /** Sends a heartbeat now and then every interval, without waiting for any of them. */
     public synchronized void start() {
-        loop = Flux.interval(Duration.ZERO, interval)
-                .onBackpressureDrop()
-                .concatMap(tick -> beat(false))
-                .subscribe();
+        if (loop == null) {
+            loop = Flux.interval(Duration.ZERO, interval)
+                    .onBackpressureDrop()
+                    .concatMap(tick -> beat(false))
+                    .subscribe();
+        }
     }
 
     /** Stops beating and leaves the count at once, so that the others' fair share grows without waiting. */
@@ -59,9 +65,13 @@ public final class InstanceHeartbeats implements LiveInstances {
 
     private Mono<Long> beat(boolean leave) {
         String ttl = String.valueOf(interval.multipliedBy(3).toMillis());
-        return Mono.defer(() -> redis.execute(script, key, List.of(instanceId, ttl, leave ? "1" : "0")).next())
+        return Mono.fromFuture(() -> redis.<Long>script(LimiterScript.HEARTBEAT, ScriptOutputType.INTEGER, key,
+                        instanceId, ttl, leave ? "1" : "0"), true)
                 .timeout(interval)
-                .doOnNext(alive -> count = (int) Math.max(1, alive))
+                .doOnNext(alive -> {
+                    count = (int) Math.max(1, alive);
+                    answered = true;
+                })
                 .onErrorResume(unreachable -> Mono.empty());
     }
 }

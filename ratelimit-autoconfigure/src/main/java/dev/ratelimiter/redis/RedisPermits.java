@@ -5,90 +5,84 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import dev.ratelimiter.core.BucketKey;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
-import reactor.core.publisher.Flux;
+import dev.ratelimiter.core.RequestPermits;
+import io.lettuce.core.ScriptOutputType;
 import reactor.core.publisher.Mono;
 
 /**
- * The concurrency permits this instance holds in Redis: gives them back when their requests end and renews their
- * leases while the requests run, so a lease can be short (a dead instance's permits free soon) while a request may
- * take longer than one lease.
+ * The concurrency permits this instance holds in Redis: renews their leases while their requests run, and gives them
+ * back when the requests end — retrying a give-back that could not reach Redis until it does or the lease is over.
  *
  * <p>Each permit is renewed once a third of its lease has passed since it was taken or last renewed: two renewals
- * can be missed (a long GC pause, a slow Redis) before a running request loses its permit. Renewals and releases of
- * many permits go in one script call per hash slot.
+ * can be missed (a long GC pause, a slow Redis) before a running request loses its permit. A lease can therefore be
+ * short (a dead instance's permits free soon) while a request may take far longer than one lease.
+ *
+ * <p>A permit is renewed only while its request holds it ({@link RequestPermits}): once given back it is never
+ * renewed again, whatever happened to the give-back, so a permit that could not be given back ends with its lease.
+ * Renewals and give-backs of many permits go in one script call per hash slot.
  */
-public final class RedisPermits {
+public final class RedisPermits implements RequestPermits.Owner {
 
-    public static final String SCRIPT_LOCATION = "META-INF/scripts/ratelimit/release_permits.lua";
+    /** Give-backs waiting for Redis beyond this many are left to their leases (an outage with a flood of requests). */
+    static final int MAX_PENDING = 100_000;
 
-    private final ReactiveStringRedisTemplate redis;
-    private final RedisScript<List<Long>> script;
+    private final LimiterConnection redis;
     private final RedisKeys keys;
     private final boolean splitBySlot;
     private final LongSupplier nanoClock;
     private final Map<Held, Long> renewedAt = new ConcurrentHashMap<>();
-    /** Permits given up on before their grant was seen: a grant landing after that must not be renewed. */
-    private final Cache<String, Boolean> abandoned = Caffeine.newBuilder().maximumSize(100_000)
-            .expireAfterWrite(Duration.ofMinutes(1)).build();
+    /** Give-backs that failed, with when their lease is over at the latest (nanos): retried until then. */
+    private final Map<Held, Long> pending = new ConcurrentHashMap<>();
 
-    public RedisPermits(ReactiveStringRedisTemplate redis, RedisKeys keys, boolean splitBySlot, LongSupplier nanoClock) {
+    public RedisPermits(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, LongSupplier nanoClock) {
         this.redis = redis;
-        this.script = permitScript();
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.nanoClock = nanoClock;
     }
 
-    @SuppressWarnings({ "unchecked", "rawtypes" })
-    private static RedisScript<List<Long>> permitScript() {
-        return (RedisScript) RedisScript.of(new ClassPathResource(SCRIPT_LOCATION), List.class);
-    }
-
-    /** Records permits the store just granted, for renewal until they are released. */
-    void taken(List<Check> permits) {
+    /** Starts renewing permits Redis granted (or may have granted) to a request still running. */
+    @Override
+    public void hold(List<Check> permits) {
         long now = nanoClock.getAsLong();
         for (Check check : permits) {
-            if (abandoned.getIfPresent(check.permit()) == null) {
-                renewedAt.put(Held.of(check), now);
-            }
+            renewedAt.put(Held.of(check), now);
         }
     }
 
-    /**
-     * Gives back permits whose grant was never seen (the request was cancelled, or the call timed out, while the
-     * script ran): they may be granted after this call is sent, so a grant landing later is not recorded.
-     */
-    public Mono<Void> abandon(List<Check> permits) {
-        permits.forEach(check -> abandoned.put(check.permit(), Boolean.TRUE));
-        return release(permits);
-    }
-
-    /** Gives permits back. Forgets them first: a permit whose release fails is no longer renewed, so its lease ends. */
-    public Mono<Void> release(List<Check> permits) {
+    /** Stops renewing the permits and gives them back (a permit Redis does not hold is ignored there). */
+    @Override
+    public void giveBack(List<Check> permits) {
         List<Held> held = new ArrayList<>(permits.size());
+        long now = nanoClock.getAsLong();
         for (Check check : permits) {
             Held permit = Held.of(check);
-            renewedAt.remove(permit);
+            Long renewed = renewedAt.remove(permit);
             held.add(permit);
+            // Not given back after this, the permit is gone from Redis anyway: its lease ends without renewals.
+            pending.putIfAbsent(permit, (renewed != null ? renewed : now) + permit.lease.toNanos());
         }
-        return run("release", held, results -> { }).then();
+        run("release", held).whenComplete((done, failure) -> {
+            if (failure == null) {
+                held.forEach(pending::remove);
+            }
+            else {
+                trimPending();
+            }
+        });
     }
 
     /**
-     * Renews every permit a third of whose lease has passed; returns how many Redis still held. One Redis no longer
-     * holds (its lease ran out during a long pause, or it was given back while its grant was landing) is forgotten.
+     * Renews every permit a third of whose lease has passed, and retries the give-backs that failed; completes with
+     * how many permits Redis still held. A permit Redis no longer holds (its lease ran out during a long pause) is
+     * forgotten.
      */
     public Mono<Long> renewDue() {
         long now = nanoClock.getAsLong();
@@ -98,58 +92,98 @@ public final class RedisPermits {
                 due.add(permit);
             }
         });
+        retryGiveBacks(now);
         if (due.isEmpty()) {
             return Mono.just(0L);
         }
-        return run("renew", due, results -> results.forEach((permit, held) -> {
-            if (held) {
-                renewedAt.replace(permit, now);
+        return Mono.fromFuture(run("renew", due).thenApply(results -> {
+            long stillHeld = 0;
+            for (Map.Entry<Held, Boolean> result : results.entrySet()) {
+                if (result.getValue()) {
+                    stillHeld++;
+                    renewedAt.replace(result.getKey(), now);
+                }
+                else {
+                    renewedAt.remove(result.getKey());
+                }
             }
-            else {
-                renewedAt.remove(permit);
-            }
-        }));
+            return stillHeld;
+        }), true);
     }
 
-    /** Permits this instance holds in Redis right now. */
+    /** Permits this instance holds in Redis for requests still running (renewed while they run). */
     public int held() {
         return renewedAt.size();
     }
 
-    private Mono<Long> run(String action, List<Held> permits, Consumer<Map<Held, Boolean>> onResults) {
-        if (permits.isEmpty()) {
-            return Mono.just(0L);
+    /** Give-backs that failed and are being retried. */
+    public int pendingGiveBacks() {
+        return pending.size();
+    }
+
+    private void retryGiveBacks(long now) {
+        if (pending.isEmpty()) {
+            return;
         }
+        List<Held> retry = new ArrayList<>();
+        pending.forEach((permit, until) -> {
+            if (now - until > 0) {
+                pending.remove(permit, until);
+            }
+            else {
+                retry.add(permit);
+            }
+        });
+        if (!retry.isEmpty()) {
+            run("release", retry).thenRun(() -> retry.forEach(pending::remove));
+        }
+    }
+
+    private void trimPending() {
+        if (pending.size() > MAX_PENDING) {
+            pending.keySet().stream().limit(pending.size() - MAX_PENDING).toList().forEach(pending::remove);
+        }
+    }
+
+    /** One call per hash slot; completes with, per permit, whether Redis held it. */
+    private CompletableFuture<Map<Held, Boolean>> run(String action, List<Held> permits) {
         if (!splitBySlot) {
-            return call(action, permits, onResults);
+            return call(action, permits);
         }
         Map<String, List<Held>> byPartition = new LinkedHashMap<>();
         permits.forEach(permit -> byPartition.computeIfAbsent(permit.bucket.partition(), p -> new ArrayList<>())
                 .add(permit));
-        return Flux.fromIterable(byPartition.values()).flatMap(group -> call(action, group, onResults))
-                .reduce(0L, Long::sum);
+        if (byPartition.size() == 1) {
+            return call(action, permits);
+        }
+        List<CompletableFuture<Map<Held, Boolean>>> calls = byPartition.values().stream()
+                .map(group -> call(action, group)).toList();
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(all -> {
+            Map<Held, Boolean> results = new LinkedHashMap<>();
+            calls.forEach(call -> results.putAll(call.join()));
+            return results;
+        });
     }
 
-    private Mono<Long> call(String action, List<Held> permits, Consumer<Map<Held, Boolean>> onResults) {
-        List<String> keyNames = new ArrayList<>(permits.size());
-        List<String> arguments = new ArrayList<>(2 + permits.size() * 2);
-        arguments.add(action);
-        arguments.add(String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS));
-        for (Held permit : permits) {
-            keyNames.add(keys.bucket(permit.bucket));
-            arguments.add(permit.id);
-            arguments.add(String.valueOf(permit.lease.toMillis()));
+    private CompletableFuture<Map<Held, Boolean>> call(String action, List<Held> permits) {
+        String[] keyNames = new String[permits.size()];
+        String[] arguments = new String[2 + permits.size() * 2];
+        arguments[0] = action;
+        arguments[1] = String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS);
+        for (int i = 0; i < permits.size(); i++) {
+            Held permit = permits.get(i);
+            keyNames[i] = keys.bucket(permit.bucket);
+            arguments[2 + i * 2] = permit.id;
+            arguments[3 + i * 2] = String.valueOf(permit.lease.toMillis());
         }
-        return Mono.defer(() -> redis.execute(script, keyNames, arguments).next()).map(flags -> {
-            Map<Held, Boolean> results = new LinkedHashMap<>();
-            long done = 0;
-            for (int i = 0; i < permits.size() && i < flags.size(); i++) {
-                results.put(permits.get(i), flags.get(i) == 1L);
-                done += flags.get(i);
-            }
-            onResults.accept(results);
-            return done;
-        });
+        return redis.<List<Long>>script(LimiterScript.PERMITS, ScriptOutputType.MULTI, keyNames, arguments)
+                .thenApply(flags -> {
+                    Map<Held, Boolean> results = new LinkedHashMap<>();
+                    for (int i = 0; i < permits.size() && i < flags.size(); i++) {
+                        results.put(permits.get(i), flags.get(i) == 1L);
+                    }
+                    return results;
+                });
     }
 
     /** One permit: the bucket it is in, its id, its lease. */

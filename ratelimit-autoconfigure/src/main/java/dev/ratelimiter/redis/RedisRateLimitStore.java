@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
@@ -14,35 +15,35 @@ import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
-import reactor.core.publisher.Flux;
+import io.lettuce.core.ScriptOutputType;
 import reactor.core.publisher.Mono;
 
 /**
- * Buckets in Redis: every check of a request in one {@link RateLimitScript} call, one round trip, atomic.
+ * Buckets in Redis: every check of a request in one {@link LimiterScript#RATE_LIMIT} call, one round trip, atomic.
  *
  * <p>On Redis Cluster one script may only touch keys of one slot. With {@code splitBySlot}, checks are grouped by
  * their partition (hash tag) and each group is sent as its own script call, all at once: still one round trip of
  * wall time, but all-or-nothing holds within a group only. A client's own rules share its partition and stay
  * atomic together; a per-route cap in another slot may then spend a token for a request another group refused
- * (never the reverse: nothing is ever under-counted).
+ * (never the reverse: nothing is ever under-counted). A permit such a group granted is the request's like any other
+ * and is given back when the refused request ends.
+ *
+ * <p>Permits are reported to the request's {@link dev.ratelimiter.core.RequestPermits} from each call's own reply,
+ * whenever it lands — also after the caller's timeout — and, when a call failed after it may have run, as possibly
+ * granted, so that they are given back in any case.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
     /** Extra lifetime of a key beyond its state lifetime, so a key is not dropped a moment too early. */
     static final long TTL_SLACK_MILLIS = 1_000;
 
-    private final ReactiveStringRedisTemplate redis;
-    private final RedisScript<List<Long>> script;
+    private final LimiterConnection redis;
     private final RedisKeys keys;
     private final boolean splitBySlot;
     private final RedisPermits permits;
 
-    public RedisRateLimitStore(ReactiveStringRedisTemplate redis, RedisScript<List<Long>> script, RedisKeys keys,
-            boolean splitBySlot) {
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
         this.redis = redis;
-        this.script = script;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
@@ -50,16 +51,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
-        Mono<Verdict> verdict = decide(checks);
-        if (checks.stream().noneMatch(Check::concurrency)) {
-            return verdict;
-        }
-        return verdict.doOnNext(decided -> permits.taken(decided.permitsHeld()));
-    }
-
-    @Override
-    public Mono<Void> release(List<Check> held, Verdict.Source source) {
-        return source == null ? permits.abandon(held) : permits.release(held);
+        // suppressCancel: a caller that stops waiting must not cancel the command, whose reply reports the permits.
+        return Mono.fromFuture(decide(checks), true);
     }
 
     /** The permits this store holds for requests of this instance, renewed while they run. */
@@ -67,55 +60,85 @@ public final class RedisRateLimitStore implements RateLimitStore {
         return permits;
     }
 
-    private Mono<Verdict> decide(List<Check> checks) {
+    private CompletableFuture<Verdict> decide(List<Check> checks) {
         if (!splitBySlot) {
-            return run(checks).map(outcomes -> Verdict.evaluated(outcomes, Verdict.Source.STORE));
+            return run(checks).thenApply(outcomes -> Verdict.evaluated(outcomes, Verdict.Source.STORE));
         }
         Map<String, List<Check>> byPartition = new LinkedHashMap<>();
-        checks.forEach(check -> byPartition.computeIfAbsent(check.bucket().partition(), p -> new ArrayList<>()).add(check));
+        checks.forEach(check -> byPartition.computeIfAbsent(check.bucket().partition(), p -> new ArrayList<>())
+                .add(check));
         if (byPartition.size() == 1) {
-            return run(checks).map(outcomes -> Verdict.evaluated(outcomes, Verdict.Source.STORE));
+            return run(checks).thenApply(outcomes -> Verdict.evaluated(outcomes, Verdict.Source.STORE));
         }
-        return Flux.fromIterable(byPartition.values())
-                .flatMapSequential(this::run)
-                .collectList()
-                .map(groups -> {
-                    Map<Check, RuleOutcome> byCheck = new LinkedHashMap<>();
-                    groups.forEach(group -> group.forEach(outcome -> byCheck.put(outcome.check(), outcome)));
-                    return Verdict.evaluated(checks.stream().map(byCheck::get).toList(), Verdict.Source.STORE);
-                });
+        List<CompletableFuture<List<RuleOutcome>>> groups = byPartition.values().stream().map(this::run).toList();
+        return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new)).thenApply(all -> {
+            Map<Check, RuleOutcome> byCheck = new LinkedHashMap<>();
+            groups.forEach(group -> group.join().forEach(outcome -> byCheck.put(outcome.check(), outcome)));
+            return Verdict.evaluated(checks.stream().map(byCheck::get).toList(), Verdict.Source.STORE);
+        });
     }
 
-    private Mono<List<RuleOutcome>> run(List<Check> checks) {
-        List<String> keyNames = new ArrayList<>(checks.size());
-        List<String> arguments = new ArrayList<>(1 + checks.size() * 5);
-        arguments.add(String.valueOf(TTL_SLACK_MILLIS));
-        for (Check check : checks) {
-            keyNames.add(keys.bucket(check.bucket()));
+    private CompletableFuture<List<RuleOutcome>> run(List<Check> checks) {
+        String[] keyNames = new String[checks.size()];
+        String[] arguments = new String[1 + checks.size() * 5];
+        arguments[0] = String.valueOf(TTL_SLACK_MILLIS);
+        boolean takesPermits = false;
+        for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
+            keyNames[i] = keys.bucket(check.bucket());
+            int at = 1 + i * 5;
             Limit limit = check.rule().limit();
             if (limit instanceof TokenBucketLimit bucket) {
-                arguments.add("t");
-                arguments.add(String.valueOf(bucket.capacity()));
-                arguments.add(String.valueOf(bucket.tokensPerSecond()));
+                arguments[at] = "t";
+                arguments[at + 1] = String.valueOf(bucket.capacity());
+                arguments[at + 2] = String.valueOf(bucket.tokensPerSecond());
+                arguments[at + 3] = String.valueOf(check.cost());
             }
             else if (limit instanceof SlidingWindowLimit window) {
-                arguments.add("w");
-                arguments.add(String.valueOf(window.limit()));
-                arguments.add(String.valueOf(window.window().toMillis()));
+                arguments[at] = "w";
+                arguments[at + 1] = String.valueOf(window.limit());
+                arguments[at + 2] = String.valueOf(window.window().toMillis());
+                arguments[at + 3] = String.valueOf(check.cost());
             }
             else {
                 ConcurrencyLimit concurrency = (ConcurrencyLimit) limit;
-                arguments.add("c");
-                arguments.add(String.valueOf(concurrency.maxInProgress()));
-                arguments.add(String.valueOf(concurrency.lease().toMillis()));
-                arguments.add(check.permit());
-                arguments.add(check.shadow() ? "1" : "0");
-                continue;
+                arguments[at] = "c";
+                arguments[at + 1] = String.valueOf(concurrency.maxInProgress());
+                arguments[at + 2] = String.valueOf(concurrency.lease().toMillis());
+                arguments[at + 3] = check.permit();
+                takesPermits = true;
             }
-            arguments.add(String.valueOf(check.cost()));
-            arguments.add(check.shadow() ? "1" : "0");
+            arguments[at + 4] = check.shadow() ? "1" : "0";
         }
-        return redis.execute(script, keyNames, arguments).next().map(reply -> toOutcomes(reply, checks));
+        CompletableFuture<List<Long>> reply = redis.script(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keyNames,
+                arguments);
+        if (takesPermits) {
+            // Reported before the verdict goes on, so that whoever sees the verdict sees the permits recorded.
+            reply = reply.whenComplete((numbers, failure) -> reportPermits(checks, numbers, failure));
+        }
+        return reply.thenApply(numbers -> toOutcomes(numbers, checks));
+    }
+
+    /** Tells each request which permits this call granted — or may have, when it failed after being sent. */
+    private void reportPermits(List<Check> checks, List<Long> reply, Throwable failure) {
+        if (failure instanceof LimiterConnection.NotConnectedException
+                || failure != null && failure.getCause() instanceof LimiterConnection.NotConnectedException) {
+            return; // nothing was sent
+        }
+        boolean written = failure != null || reply.size() == 1 + checks.size() * 4 && reply.get(0) == 1L;
+        if (!written) {
+            return; // an enforced check refused: the script wrote nothing
+        }
+        List<Check> granted = new ArrayList<>(1);
+        for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
+            if (check.concurrency() && (failure != null || reply.get(1 + i * 4) == 1L)) {
+                granted.add(check);
+            }
+        }
+        if (!granted.isEmpty()) {
+            granted.get(0).permits().granted(permits, granted);
+        }
     }
 
     private static List<RuleOutcome> toOutcomes(List<Long> reply, List<Check> checks) {

@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuleStore.StaleVersionException;
 import dev.ratelimiter.core.RuntimeRules;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -20,56 +20,61 @@ import reactor.core.publisher.Mono;
  */
 public final class RedisRuleStore implements RuleStore {
 
-    private final ReactiveStringRedisTemplate redis;
-    private final List<String> keys;
+    private final LimiterConnection redis;
+    private final String[] keys;
     private final String channel;
-    private final RedisScript<Long> write;
-    private final RedisScript<List<Object>> read;
 
-    @SuppressWarnings({ "unchecked", "rawtypes" })
-    public RedisRuleStore(ReactiveStringRedisTemplate redis, RedisKeys redisKeys) {
+    public RedisRuleStore(LimiterConnection redis, RedisKeys redisKeys) {
         this.redis = redis;
         String base = redisKeys.prefix() + ":{rules}:";
-        this.keys = List.of(base + "specs", base + "control", base + "version");
+        this.keys = new String[] { base + "specs", base + "control", base + "version" };
         this.channel = redisKeys.prefix() + ":rules:changed";
-        this.write = RedisScript.of(new ClassPathResource("META-INF/scripts/ratelimit/rules_write.lua"), Long.class);
-        this.read = (RedisScript) RedisScript.of(new ClassPathResource("META-INF/scripts/ratelimit/rules_read.lua"),
-                List.class);
     }
 
     @Override
     public Mono<RuntimeRules> load() {
-        return redis.execute(read, keys, List.of()).collectList()
-                .map(replies -> toRules(replies.size() == 1 ? replies.get(0) : List.copyOf(replies)));
+        return Mono.fromFuture(() -> redis.<List<Object>>script(LimiterScript.RULES_READ, ScriptOutputType.MULTI,
+                keys), true).map(RedisRuleStore::toRules);
     }
 
     @Override
     public Mono<Long> version() {
-        return redis.opsForValue().get(keys.get(2)).map(Long::parseLong).defaultIfEmpty(0L);
+        return Mono.fromFuture(() -> redis.get(keys[2]), true).map(Long::parseLong).defaultIfEmpty(0L);
     }
 
     @Override
-    public Mono<Long> putRule(String id, Map<String, String> spec) {
-        return write("put-rule", id, SpecFormat.write(spec));
+    public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
+        return write("put-rule", id, SpecFormat.write(spec), expectedVersion);
     }
 
     @Override
-    public Mono<Long> deleteRule(String id) {
-        return write("delete-rule", id, "");
+    public Mono<Long> deleteRule(String id, long expectedVersion) {
+        return write("delete-rule", id, "", expectedVersion);
     }
 
     @Override
     public Mono<Long> putControl(String name, String value) {
-        return write("put-control", name, value);
+        return write("put-control", name, value, ANY_VERSION);
     }
 
     @Override
     public Flux<Long> changes() {
-        return redis.listenToChannel(channel).map(message -> Long.parseLong(message.getMessage()));
+        return redis.messages(channel).map(Long::parseLong);
     }
 
-    private Mono<Long> write(String operation, String field, String value) {
-        return redis.execute(write, keys, List.of(operation, field, value, channel)).next();
+    private Mono<Long> write(String operation, String field, String value, long expectedVersion) {
+        return Mono.fromFuture(() -> redis.<Long>script(LimiterScript.RULES_WRITE, ScriptOutputType.INTEGER, keys,
+                operation, field, value, channel, String.valueOf(expectedVersion)), true)
+                .onErrorMap(RedisCommandExecutionException.class, failure -> stale(failure, expectedVersion));
+    }
+
+    /** The script refuses a stale write with {@code STALE <current version>}. */
+    private static RuntimeException stale(RedisCommandExecutionException failure, long expectedVersion) {
+        String message = failure.getMessage() == null ? "" : failure.getMessage().trim();
+        if (message.startsWith("STALE ")) {
+            return new StaleVersionException(expectedVersion, Long.parseLong(message.substring(6).trim()));
+        }
+        return failure;
     }
 
     /** The script's reply: version, spec pairs, switch pairs. */

@@ -7,8 +7,12 @@
 --
 -- ARGV[1] instance id   ARGV[2] microseconds after which a silent instance is dead (its share returns to the pool)
 -- ARGV[3] TTL slack (ms)
--- ARGV[4 + 6(k-1)...] for bucket k: capacity, tokens per second, demand, held, returned, provisional spend
+-- ARGV[4 + 7(k-1)...] for bucket k: capacity, tokens per second, demand, held, returned, provisional spend, need
+--   (need: the largest cost of one request this instance saw; a share smaller than that can serve none of them)
 -- Returns, for each bucket: grant, give-back, pool left (whole tokens).
+--
+-- The pool's clock never runs backwards: after a failover to a server whose clock is behind, refills pause until
+-- the clock has caught up with the last settle instead of crediting the same interval twice.
 
 local me = ARGV[1]
 local stale_us = tonumber(ARGV[2])
@@ -18,13 +22,14 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local out = {}
 
 for k = 1, #KEYS do
-    local base = 4 + (k - 1) * 6
+    local base = 4 + (k - 1) * 7
     local capacity = tonumber(ARGV[base])
     local rate = tonumber(ARGV[base + 1]) / 1000000
     local demand = tonumber(ARGV[base + 2])
     local held = tonumber(ARGV[base + 3])
     local returned = tonumber(ARGV[base + 4])
     local provisional = tonumber(ARGV[base + 5])
+    local need = tonumber(ARGV[base + 6])
 
     local fields = redis.call('HGETALL', KEYS[k])
     local state = {}
@@ -60,20 +65,30 @@ for k = 1, #KEYS do
     -- Refill, never past the capacity counting every share out there; take back returns, charge provisional spend.
     pool = pool + returned - provisional
     pool = math.min(capacity - others_held - held, pool + math.max(0, now - last) * rate)
+    local stamp = math.max(now, last)
 
     local grant = 0
     local give_back = 0
     if demand > 0 and total_demand > 0 then
         local target = math.floor((math.max(0, pool) + others_held + held) * demand / total_demand)
+        if target < need then
+            -- A fair part too small for one request serves nobody: ask for one request's worth.
+            target = need
+        end
         if target > held then
             grant = math.min(target - held, math.max(0, math.floor(pool)))
         elseif held > target then
             give_back = math.floor(held - target)
         end
+        if held + grant < need then
+            -- Still short of one request: keep nothing, so that the tokens can gather where a request can pass.
+            grant = 0
+            give_back = math.floor(held)
+        end
     end
     pool = pool - grant
 
-    redis.call('HSET', KEYS[k], 't', pool, 'ts', now, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me, now)
+    redis.call('HSET', KEYS[k], 't', pool, 'ts', stamp, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me, now)
     redis.call('PEXPIRE', KEYS[k], math.ceil(capacity / rate / 1000) + slack_ms + math.ceil(stale_us / 1000))
     out[#out + 1] = grant
     out[#out + 1] = give_back

@@ -3,12 +3,27 @@ package dev.ratelimiter.autoconfigure;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
 
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.LocalBucketStore;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.MemoryUntilShared;
+import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.redis.RedisKeys;
+import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,7 +36,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,14 +61,37 @@ class RateLimitRedisAutoConfigurationTest {
     }
 
     @Test
-    void autoModeWithoutRedisLimitsInMemoryAndSaysSoOnce(CapturedOutput output) throws IOException {
-        runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + closedPort(),
-                "ratelimit.store.startup-probe-timeout=1s").run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
-                });
+    void autoModeLimitsInMemoryUntilRedisAnswersThenMovesToRedisForGood(CapturedOutput output) {
+        try (RedisServer late = RedisServers.start()) {
+            late.kill();
+            runner.withPropertyValues("spring.data.redis.url=" + late.url(),
+                    "ratelimit.store.startup-probe-timeout=300ms", "ratelimit.store.reconnect-max-delay=100ms")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        MemoryUntilShared store = (MemoryUntilShared) context.getBean(RateLimitStore.class);
+                        assertThat(store.onShared()).as("Redis is not there yet").isFalse();
+                        assertThat(decide(store).source()).isEqualTo(Verdict.Source.LOCAL);
+
+                        late.restart();
+                        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                        while (!store.onShared() && System.nanoTime() < deadline) {
+                            Thread.sleep(20);
+                        }
+                        assertThat(store.onShared()).as("moved to Redis once it answered").isTrue();
+                        assertThat(decide(store).source()).isEqualTo(Verdict.Source.STORE);
+                        assertThat(late.command("KEYS", "rl:*")).contains("auto-mode");
+                    });
+        }
         assertThat(output).containsOnlyOnce("Redis is not reachable");
-        assertThat(output).contains("rate limits and runtime rules are kept in this instance's memory only");
+        assertThat(output).contains("kept in this instance's memory until it answers");
+        assertThat(output).containsOnlyOnce("rate limits are now shared by every instance");
+    }
+
+    private static Verdict decide(RateLimitStore store) {
+        Rule rule = new Rule("auto-mode", "auto-mode", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("auto-mode.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
+        return store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.of("client"), "auto-mode"), 1, false)))
+                .block(Duration.ofSeconds(5));
     }
 
     @Test
@@ -83,7 +121,7 @@ class RateLimitRedisAutoConfigurationTest {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class))
-                .withClassLoader(new FilteredClassLoader(ReactiveStringRedisTemplate.class))
+                .withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(RedisKeys.class);
                     assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);

@@ -26,15 +26,15 @@ class HotKeyShardsTest {
                 });
         for (int caller = 0; caller < 400; caller++) {
             evaluator.check(new RequestAttributes("key-" + caller, null, "big-tenant", null, "api", "/x", "default",
-                    "free", 1)).block();
+                    "free", 1), new RequestPermits()).block();
         }
         Set<String> partitions = new HashSet<>();
         seen.forEach(check -> partitions.add(check.bucket().partition()));
         assertThat(partitions).as("16 sub-buckets, each its own Redis hash tag").hasSize(16);
         assertThat(seen).allSatisfy(check -> assertThat(check.rule().limit().quota()).isEqualTo(100));
         assertThat(seen.get(0).rule()).as("one scaled rule object, cached").isSameAs(seen.get(399).rule());
-        evaluator.check(new RequestAttributes("key-7", null, "big-tenant", null, "api", "/x", "default", "free", 1))
-                .block();
+        evaluator.check(new RequestAttributes("key-7", null, "big-tenant", null, "api", "/x", "default", "free", 1),
+                new RequestPermits()).block();
         assertThat(seen.get(seen.size() - 1).bucket()).as("a caller always lands on the same shard")
                 .isEqualTo(seen.get(7).bucket());
     }

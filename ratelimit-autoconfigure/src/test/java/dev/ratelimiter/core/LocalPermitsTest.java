@@ -17,7 +17,6 @@ class LocalPermitsTest {
     private final LocalBucketStore store = new LocalBucketStore(1_000, clock::get);
     private final Rule reports = rule("reports", ConcurrencyLimit.of("reports.", 3, Duration.ofSeconds(30)),
             Mode.ENFORCE);
-    private int ids;
 
     @Test
     void capsInProgressAndFreesExactlyTheGivenBackPermit() {
@@ -31,7 +30,9 @@ class LocalPermitsTest {
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.outcomes().get(0).retryAfter()).isEqualTo(ConcurrencyLimit.RETRY_HINT);
 
-        store.releaseNow(List.of(held.get(1), held.get(1), permit(reports, "client")));
+        held.get(1).permits().end();
+        held.get(1).permits().end();
+        permit(reports, "client").permits().end();
         assertThat(store.inProgress(held.get(0).bucket())).as("one held permit given back, twice; one never held")
                 .isEqualTo(2);
         assertThat(store.evaluateNow(List.of(permit(reports, "client"))).allowed()).isTrue();
@@ -43,7 +44,7 @@ class LocalPermitsTest {
         store.evaluateNow(List.of(check));
         clock.addAndGet(Duration.ofMinutes(10).toNanos());
         assertThat(store.inProgress(check.bucket())).isEqualTo(1);
-        store.releaseNow(List.of(check));
+        check.permits().end();
         assertThat(store.inProgress(check.bucket())).isZero();
     }
 
@@ -72,7 +73,7 @@ class LocalPermitsTest {
             }
         }
         assertThat(allowed).as("10 / 4 instances x 2").isEqualTo(5);
-        withoutStore.release(held);
+        held.forEach(check -> check.permits().end());
         assertThat(withoutStore.decide(List.of(permit(fleetCap, "client"))).allowed()).isTrue();
     }
 
@@ -89,6 +90,6 @@ class LocalPermitsTest {
     }
 
     private Check permit(Rule rule, String client) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, "p" + ids++);
+        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, new RequestPermits());
     }
 }

@@ -110,7 +110,7 @@ class ConcurrencyIntegrationTest {
         assertThat(refused.getFirst(RateLimitHeaders.POLICY)).contains("\"report-per-client\";q=4")
                 .contains("\"report-route\";q=12");
         awaitNoPermits();
-        assertThat(permitsInRedis()).as("every permit given back once the responses completed: " + dump()).isZero();
+        assertThat(PermitsInRedis.count(redis.server())).as("every permit given back once the responses completed: " + PermitsInRedis.dump(redis.server())).isZero();
     }
 
     @Test
@@ -143,7 +143,7 @@ class ConcurrencyIntegrationTest {
         assertThat(heldReachedUpstream).as("requests cancelled while the upstream worked on them").isPositive();
         awaitNoPermits();
         assertThat(upstream.inFlight()).isZero();
-        assertThat(permitsInRedis()).as("permits held in Redis after 1,000 cancelled requests").isZero();
+        assertThat(PermitsInRedis.count(redis.server())).as("permits held in Redis after 1,000 cancelled requests").isZero();
         assertThat(store.find(RedisRateLimitStore.class).orElseThrow().permits().held())
                 .as("permits this instance still renews").isZero();
     }
@@ -193,30 +193,8 @@ class ConcurrencyIntegrationTest {
 
     private static void awaitNoPermits() {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while ((permitsInRedis() > 0 || upstream.inFlight() > 0) && System.nanoTime() < deadline) {
+        while ((PermitsInRedis.count(redis.server()) > 0 || upstream.inFlight() > 0) && System.nanoTime() < deadline) {
             Load.sleep(Duration.ofMillis(50));
         }
-    }
-
-    private static String dump() {
-        StringBuilder out = new StringBuilder();
-        for (String key : redis.command("KEYS", "rl:*").split("\n")) {
-            if (!key.isBlank() && !key.contains("{instances}") && "zset".equals(redis.command("TYPE", key).trim())) {
-                out.append(key).append(" -> ").append(redis.command("ZRANGE", key, "0", "-1", "WITHSCORES")
-                        .replace('\n', ' ')).append("; ");
-            }
-        }
-        return out.toString();
-    }
-
-    /** Permits held in every concurrency bucket in Redis. */
-    private static long permitsInRedis() {
-        long total = 0;
-        for (String key : redis.command("KEYS", "rl:*").split("\n")) {
-            if (!key.isBlank() && !key.contains("{instances}") && "zset".equals(redis.command("TYPE", key).trim())) {
-                total += Long.parseLong(redis.command("ZCARD", key).trim());
-            }
-        }
-        return total;
     }
 }

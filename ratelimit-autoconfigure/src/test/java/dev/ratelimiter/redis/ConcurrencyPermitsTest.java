@@ -3,7 +3,6 @@ package dev.ratelimiter.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.BucketKey;
 import dev.ratelimiter.core.Check;
@@ -13,6 +12,7 @@ import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
@@ -21,8 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,9 +34,8 @@ class ConcurrencyPermitsTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private static final RedisKeys keys = new RedisKeys("rl");
-    private static final AtomicLong ids = new AtomicLong();
 
-    private final List<LettuceConnectionFactory> connections = new ArrayList<>();
+    private final List<TestConnection> connections = new ArrayList<>();
     private final List<PermitRenewal> renewals = new ArrayList<>();
 
     @BeforeEach
@@ -49,7 +46,7 @@ class ConcurrencyPermitsTest {
     @AfterEach
     void close() {
         renewals.forEach(PermitRenewal::stop);
-        connections.forEach(LettuceConnectionFactory::destroy);
+        connections.forEach(TestConnection::close);
     }
 
     @Test
@@ -73,8 +70,9 @@ class ConcurrencyPermitsTest {
         assertThat(store.evaluate(List.of(check(rule, "other-client"))).block().allowed())
                 .as("another client has its own permits").isTrue();
 
-        store.release(List.of(held.get(0)), Verdict.Source.STORE).block();
-        store.release(List.of(held.get(0)), Verdict.Source.STORE).block();
+        held.get(0).permits().end();
+        held.get(0).permits().end();
+        awaitInProgress(rule, "client", 2);
         assertThat(inProgress(rule, "client")).as("a permit given back twice frees one").isEqualTo(2);
         assertThat(store.evaluate(List.of(check(rule, "client"))).block().allowed()).isTrue();
         assertThat(store.permits().held()).isEqualTo(4);
@@ -126,12 +124,9 @@ class ConcurrencyPermitsTest {
     }
 
     private RedisRateLimitStore instance() {
-        LettuceConnectionFactory connection = new LettuceConnectionFactory(redis.host(), redis.port());
-        connection.afterPropertiesSet();
-        connection.start();
+        TestConnection connection = TestConnection.open(redis.host(), redis.port());
         connections.add(connection);
-        return new RedisRateLimitStore(new ReactiveStringRedisTemplate(connection), RateLimitScript.load(), keys,
-                false);
+        return new RedisRateLimitStore(connection.connection(), keys, false);
     }
 
     private static Rule concurrency(String id, long max, Duration lease) {
@@ -140,7 +135,14 @@ class ConcurrencyPermitsTest {
     }
 
     private static Check check(Rule rule, String client) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, "test:" + ids.incrementAndGet());
+        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, new RequestPermits());
+    }
+
+    private static void awaitInProgress(Rule rule, String client, long expected) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (inProgress(rule, client) != expected && System.nanoTime() < deadline) {
+            sleep(10);
+        }
     }
 
     private static long inProgress(Rule rule, String client) {

@@ -28,8 +28,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,24 +37,21 @@ class RedisRateLimitStoreTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static LettuceConnectionFactory connectionFactory;
+    private static TestConnection connection;
     private static RedisRateLimitStore store;
     private static RedisRateLimitStore splitStore;
     private static final RedisKeys keys = new RedisKeys("rl");
 
     @BeforeAll
     static void connect() {
-        connectionFactory = new LettuceConnectionFactory(redis.host(), redis.port());
-        connectionFactory.afterPropertiesSet();
-        connectionFactory.start();
-        ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connectionFactory);
-        store = new RedisRateLimitStore(template, RateLimitScript.load(), keys, false);
-        splitStore = new RedisRateLimitStore(template, RateLimitScript.load(), keys, true);
+        connection = TestConnection.open(redis.host(), redis.port());
+        store = new RedisRateLimitStore(connection.connection(), keys, false);
+        splitStore = new RedisRateLimitStore(connection.connection(), keys, true);
     }
 
     @AfterAll
     static void disconnect() {
-        connectionFactory.destroy();
+        connection.close();
     }
 
     @BeforeEach
@@ -224,7 +219,7 @@ class RedisRateLimitStoreTest {
         assertThat(one(rule, "noscript").remaining()).isEqualTo(9);
         redis.command("SCRIPT", "FLUSH");
         assertThat(one(rule, "noscript").remaining()).isEqualTo(8);
-        assertThat(redis.command("SCRIPT", "EXISTS", RateLimitScript.load().getSha1()).trim()).isEqualTo("1");
+        assertThat(redis.command("SCRIPT", "EXISTS", LimiterScript.RATE_LIMIT.sha1()).trim()).isEqualTo("1");
     }
 
     @Test

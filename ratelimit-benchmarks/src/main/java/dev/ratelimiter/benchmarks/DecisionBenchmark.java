@@ -20,7 +20,7 @@ import dev.ratelimiter.core.StoreMode;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.WithoutStore;
-import dev.ratelimiter.redis.RateLimitScript;
+import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.redis.RedisSettleClient;
@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 
 /**
  * One decision in process: local mode (this instance's share, settled every 100 ms in the background) against exact
@@ -51,7 +51,8 @@ public class DecisionBenchmark {
     private static final int CLIENTS = 1_000;
 
     private RedisServer redis;
-    private LettuceConnectionFactory connection;
+    private RedisClient client;
+    private LimiterConnection connection;
     private LeaseStore local;
     private SettleLoop settle;
     private RedisRateLimitStore exact;
@@ -62,14 +63,18 @@ public class DecisionBenchmark {
     @Setup(Level.Trial)
     public void start() {
         redis = RedisServers.start();
-        connection = new LettuceConnectionFactory(redis.host(), redis.port());
-        connection.afterPropertiesSet();
+        client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+        connection = new LimiterConnection(() -> client, redis.description(), Duration.ofSeconds(2),
+                Duration.ofMillis(100));
         connection.start();
-        ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connection);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!connection.connected() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
         RedisKeys keys = new RedisKeys("rl");
-        exact = new RedisRateLimitStore(template, RateLimitScript.load(), keys, false);
+        exact = new RedisRateLimitStore(connection, keys, false);
         Duration interval = Duration.ofMillis(100);
-        local = new LeaseStore(new RedisSettleClient(template, keys, interval.multipliedBy(10), false),
+        local = new LeaseStore(new RedisSettleClient(connection, keys, interval.multipliedBy(10), false),
                 new WithoutStore(new LocalBucketStore(10_000), () -> 1, StoreMetrics.NONE, () -> Duration.ofSeconds(1)),
                 () -> 1, interval, 100_000, System::nanoTime);
         settle = new SettleLoop(local, interval);
@@ -92,7 +97,8 @@ public class DecisionBenchmark {
     @TearDown(Level.Trial)
     public void stop() {
         settle.stop();
-        connection.destroy();
+        connection.close();
+        client.shutdown();
         redis.close();
     }
 

@@ -56,6 +56,9 @@ public final class LatencyProxy implements AutoCloseable {
                 Socket client = server.accept();
                 Socket upstream = new Socket();
                 upstream.connect(target, 2_000);
+                // No Nagle: a small reply held back for an ACK would add tens of milliseconds the test did not ask for.
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
                 pump(client, upstream);
@@ -75,7 +78,10 @@ public final class LatencyProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    Thread.sleep(delay.toMillis());
+                    long millis = delay.toMillis();
+                    if (millis > 0) {
+                        Thread.sleep(millis);
+                    }
                     out.write(buffer, 0, read);
                     out.flush();
                 }
