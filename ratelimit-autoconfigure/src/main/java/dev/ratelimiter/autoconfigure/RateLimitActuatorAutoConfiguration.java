@@ -73,13 +73,12 @@ public final class RateLimitActuatorAutoConfiguration {
         MeterBinder rateLimitBreakerMetrics(RateLimitStore store) {
             return registry -> store.find(FailSafeStore.class).ifPresent(failSafe -> Gauge
                     .builder("ratelimit.store.breaker.state", failSafe,
-                            s -> switch (s.breaker().getState()) {
+                            s -> switch (s.breaker().state()) {
                                 case CLOSED -> 0;
-                                case OPEN, FORCED_OPEN -> 1;
+                                case OPEN -> 1;
                                 case HALF_OPEN -> 2;
-                                default -> 3;
                             })
-                    .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open, 3 other")
+                    .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open")
                     .register(registry));
         }
 

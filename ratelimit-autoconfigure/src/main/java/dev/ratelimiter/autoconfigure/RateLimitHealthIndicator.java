@@ -3,7 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import dev.ratelimiter.core.StoreBreaker;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -35,10 +35,10 @@ final class RateLimitHealthIndicator implements HealthIndicator {
                 .withDetail("liveInstances", instances.count());
         FailSafeStore failSafe = store.find(FailSafeStore.class).orElse(null);
         if (failSafe != null) {
-            CircuitBreaker.State state = failSafe.breaker().getState();
+            StoreBreaker.State state = failSafe.breaker().state();
             health.withDetail("store", "redis")
                     .withDetail("breaker", state)
-                    .withDetail("decidingWithoutStore", state != CircuitBreaker.State.CLOSED)
+                    .withDetail("decidingWithoutStore", state != StoreBreaker.State.CLOSED)
                     .withDetail("fallbackDecisions", failSafe.fallbackDecisions());
         }
         else {

@@ -14,6 +14,7 @@ import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuleStoreUntilShared;
 import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.core.StoreBreaker;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.WithoutStore;
 import dev.ratelimiter.redis.InstanceHeartbeats;
@@ -23,8 +24,6 @@ import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.redis.RedisRuleStore;
 import dev.ratelimiter.redis.RedisSettleClient;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.lettuce.core.RedisClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,8 +46,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Lettuce client); a slow or failing Redis is bridged by deciding from this instance's memory.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-        "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
-        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration" })
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration" })
 @ConditionalOnClass({ LettuceConnectionFactory.class, RedisClient.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @Conditional(OnRedisStoreCondition.class)
@@ -108,11 +106,10 @@ public final class RateLimitRedisAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitStore rateLimitStore(RateLimitRedis redis, LimiterConnection connection, RateLimitProperties properties,
-            LiveInstances instances, ObjectProvider<CircuitBreakerRegistry> breakers,
-            ObjectProvider<StoreMetrics> metrics, Environment environment) {
+            LiveInstances instances, ObjectProvider<StoreMetrics> metrics, Environment environment) {
         RateLimitProperties.Store settings = properties.getStore();
-        CircuitBreaker breaker = StoreBreaker.of(breakers.getIfAvailable(CircuitBreakerRegistry::ofDefaults),
-                settings.getBreakerName(), environment);
+        StoreBreaker breaker = new StoreBreaker(settings.getBreakerName(),
+                StoreBreakerSettings.of(environment, settings.getBreakerName()));
         StoreMetrics storeMetrics = metrics.getIfAvailable(() -> StoreMetrics.NONE);
         FailSafeStore failSafe = new FailSafeStore(redis.store(), new LocalBucketStore(settings.getLocalMaxKeys()),
                 settings.getTimeout(), breaker, instances, storeMetrics);

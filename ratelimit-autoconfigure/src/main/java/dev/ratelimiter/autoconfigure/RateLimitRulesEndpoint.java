@@ -61,7 +61,8 @@ public class RateLimitRulesEndpoint {
             @Nullable String key, @Nullable String algorithm, @Nullable String capacity, @Nullable String refillTokens,
             @Nullable String refillPeriod, @Nullable String limit, @Nullable String window,
             @Nullable String maxInProgress, @Nullable String lease, @Nullable String cost,
-            @Nullable String mode, @Nullable String failureMode, @Nullable String storeMode, @Nullable String enabled,
+            @Nullable String mode, @Nullable String failureMode, @Nullable String storeMode, @Nullable String shards,
+            @Nullable String enabled,
             @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
             @Nullable String matchApiKeys) {
@@ -80,6 +81,7 @@ public class RateLimitRulesEndpoint {
         settings.put("mode", mode);
         settings.put("failureMode", failureMode);
         settings.put("storeMode", storeMode);
+        settings.put("shards", shards);
         settings.put("enabled", enabled);
         settings.put("match.routeIds", matchRouteIds);
         settings.put("match.paths", matchPaths);

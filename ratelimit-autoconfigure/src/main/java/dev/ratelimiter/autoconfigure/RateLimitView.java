@@ -37,7 +37,7 @@ final class RateLimitView {
             FailSafeStore failSafe = store.find(FailSafeStore.class).orElse(null);
             state.put("type", failSafe != null ? "redis" : "memory");
             if (failSafe != null) {
-                state.put("breaker", failSafe.breaker().getState().name());
+                state.put("breaker", failSafe.breaker().state().name());
                 state.put("fallbackDecisions", failSafe.fallbackDecisions());
             }
             view.put("store", state);

@@ -34,6 +34,8 @@ public record ConcurrencyLimit(long maxInProgress, Duration lease) implements Li
             throw new InvalidLimitException(source + "lease", source + "lease must be a duration of at least 1s "
                     + "(permits are renewed every third of it), but was " + lease + ".");
         }
+        Bounds.amount(source + "max-in-progress", maxInProgress, "requests allowed in progress at once");
+        Bounds.period(source + "lease", lease, Bounds.MAX_LEASE, "how long a permit outlives its instance");
         return new ConcurrencyLimit(maxInProgress, lease);
     }
 
@@ -51,6 +53,12 @@ public record ConcurrencyLimit(long maxInProgress, Duration lease) implements Li
     @Override
     public Duration stateLifetime() {
         return lease;
+    }
+
+    /** A set of permits under leases. */
+    @Override
+    public String shape() {
+        return "c";
     }
 
     @Override

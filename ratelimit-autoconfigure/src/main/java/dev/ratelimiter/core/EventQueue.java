@@ -3,9 +3,10 @@ package dev.ratelimiter.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,7 +26,10 @@ public final class EventQueue {
     /** How long an idle drainer rests: events wait at most this long before they reach the sinks. */
     static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-    private final BlockingQueue<DecisionEvent> queue;
+    /** Lock-free: a bounded blocking queue takes a lock that a draining thread holds, and request threads wait on it. */
+    private final Queue<DecisionEvent> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private final int capacity;
     private final List<EventSink> sinks;
     private final AtomicLong queued = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
@@ -37,16 +41,18 @@ public final class EventQueue {
         if (capacity < 1) {
             throw new IllegalArgumentException("event queue capacity must be at least 1, but was " + capacity);
         }
-        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.capacity = capacity;
         this.sinks = List.copyOf(sinks);
     }
 
     /** Queues an event, or drops and counts it when the queue is full. Never blocks. */
     public void offer(DecisionEvent event) {
-        if (queue.offer(event)) {
+        if (size.incrementAndGet() <= capacity) {
+            queue.offer(event);
             queued.incrementAndGet();
         }
         else {
+            size.decrementAndGet();
             dropped.incrementAndGet();
         }
     }
@@ -86,7 +92,11 @@ public final class EventQueue {
     private void drain() {
         List<DecisionEvent> batch = new ArrayList<>(BATCH);
         while (running || !queue.isEmpty()) {
-            queue.drainTo(batch, BATCH);
+            DecisionEvent event;
+            while (batch.size() < BATCH && (event = queue.poll()) != null) {
+                batch.add(event);
+            }
+            size.addAndGet(-batch.size());
             if (batch.isEmpty()) {
                 if (!running) {
                     return;
@@ -132,7 +142,7 @@ public final class EventQueue {
 
     /** Events waiting in the queue now. */
     public int backlog() {
-        return queue.size();
+        return size.get();
     }
 
     public List<EventSink> sinks() {

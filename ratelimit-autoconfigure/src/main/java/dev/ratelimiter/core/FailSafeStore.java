@@ -3,11 +3,9 @@ package dev.ratelimiter.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -34,13 +32,13 @@ public final class FailSafeStore implements RateLimitStore {
 
     private final RateLimitStore store;
     private final Duration timeout;
-    private final CircuitBreaker breaker;
+    private final StoreBreaker breaker;
     private final StoreMetrics metrics;
     private final WithoutStore withoutStore;
     private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
     private final AtomicLong fallbackDecisions = new AtomicLong();
 
-    public FailSafeStore(RateLimitStore store, LocalBucketStore fallback, Duration timeout, CircuitBreaker breaker,
+    public FailSafeStore(RateLimitStore store, LocalBucketStore fallback, Duration timeout, StoreBreaker breaker,
             LiveInstances instances, StoreMetrics metrics) {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("store timeout must be positive, but was " + timeout);
@@ -71,14 +69,13 @@ public final class FailSafeStore implements RateLimitStore {
             return Mono.defer(() -> store.evaluate(checks))
                     .timeout(timeout, timer)
                     .doOnNext(verdict -> {
-                        long elapsed = System.nanoTime() - start;
-                        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-                        metrics.storeCall(StoreMetrics.Outcome.SUCCESS, Duration.ofNanos(elapsed));
+                        breaker.onSuccess();
+                        metrics.storeCall(StoreMetrics.Outcome.SUCCESS, Duration.ofNanos(System.nanoTime() - start));
                     })
                     .doOnCancel(breaker::releasePermission)
                     .onErrorResume(failure -> {
                         long elapsed = System.nanoTime() - start;
-                        breaker.onError(elapsed, TimeUnit.NANOSECONDS, failure);
+                        breaker.onError();
                         metrics.storeCall(failure instanceof TimeoutException ? StoreMetrics.Outcome.TIMEOUT
                                 : StoreMetrics.Outcome.ERROR, Duration.ofNanos(elapsed));
                         return Mono.fromSupplier(() -> decideWithoutStore(checks, failure));
@@ -93,8 +90,8 @@ public final class FailSafeStore implements RateLimitStore {
     }
 
     private Duration retryAfterWhenClosed() {
-        long waitMillis = breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1);
-        return Duration.ofMillis(Math.max(1_000, waitMillis));
+        Duration wait = breaker.settings().waitInOpenState();
+        return wait.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : wait;
     }
 
     @Override
@@ -107,7 +104,7 @@ public final class FailSafeStore implements RateLimitStore {
         return fallbackDecisions.get();
     }
 
-    public CircuitBreaker breaker() {
+    public StoreBreaker breaker() {
         return breaker;
     }
 
@@ -115,7 +112,7 @@ public final class FailSafeStore implements RateLimitStore {
         long now = System.nanoTime();
         long last = lastWarning.get();
         if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) {
-            String reason = failure == null ? "circuit breaker " + breaker.getName() + " is " + breaker.getState()
+            String reason = failure == null ? "circuit breaker " + breaker.name() + " is " + breaker.state()
                     : failure instanceof TimeoutException ? "no answer within " + timeout : failure.toString();
             logger.warn("Rate-limit store unavailable ({}); deciding by each rule's failure mode until it answers "
                     + "again ({} decisions so far, {} live instances)", reason, fallbackDecisions.get(),

@@ -18,4 +18,11 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
 
     /** This limit with its amounts multiplied by {@code factor} (at least 1 each); the timing stays. */
     Limit scaled(double factor);
+
+    /**
+     * What the stored state of this limit looks like, as part of its buckets' names: a rule changed to another
+     * algorithm (or a window of another length, whose counters mean something else) gets new buckets and never meets
+     * state of another shape; the old buckets expire on their own.
+     */
+    String shape();
 }

@@ -3,9 +3,12 @@ package dev.ratelimiter.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -16,7 +19,10 @@ public final class RateLimitEvaluator {
 
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
+    private static final Logger logger = LoggerFactory.getLogger(RateLimitEvaluator.class);
+
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
+    private final Set<String> neverPass = ConcurrentHashMap.newKeySet();
 
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store) {
         this.rules = rules;
@@ -53,7 +59,11 @@ public final class RateLimitEvaluator {
                 checks.add(shardCheck(rule, request, shadow));
             }
             else {
-                checks.add(new Check(rule, bucketOf(rule, request), rule.costOf(request), shadow));
+                int cost = rule.costOf(request);
+                if (cost > rule.limit().quota()) {
+                    warnNeverPasses(rule, request, cost);
+                }
+                checks.add(new Check(rule, bucketOf(rule, request), cost, shadow));
             }
         }
         return store.evaluate(checks);
@@ -76,7 +86,23 @@ public final class RateLimitEvaluator {
             cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
             shardRules.put(rule.id(), cached);
         }
-        return new Check(cached[1], bucket, rule.costOf(request), shadow);
+        int cost = rule.costOf(request);
+        Rule shardRule = cached[1];
+        if (cost > shardRule.limit().quota() && cost <= rule.limit().quota()) {
+            // A route whose cost exceeds one shard (the rule's own cost is refused at validation): the shard holds
+            // one request's worth, so such requests can pass — a little beyond the limit, never all refused.
+            shardRule = rule.withLimit(rule.limit().scaled((double) cost / rule.limit().quota()));
+        }
+        return new Check(shardRule, bucket, cost, shadow);
+    }
+
+    /** Once per rule and route: a route whose cost exceeds a rule's whole quota can never pass that rule. */
+    private void warnNeverPasses(Rule rule, RequestAttributes request, int cost) {
+        if (neverPass.add(rule.id() + "\0" + request.routeId())) {
+            logger.warn("Route {} costs {} tokens per request, more than the quota {} of rule '{}': its requests can "
+                    + "never pass that rule. Lower the route's ratelimit-cost or raise the rule's limit.",
+                    request.routeId(), cost, rule.limit().quota(), rule.id());
+        }
     }
 
     private static String firstNonNull(String... values) {
@@ -91,18 +117,20 @@ public final class RateLimitEvaluator {
     /**
      * The bucket a rule spends from for this request. A rule per API key is partitioned by the hashed key, so all of
      * one client's buckets share a store partition (one Redis Cluster slot, one script); other rules by the hash of
-     * their key values.
+     * their key values. The name is the rule id and the shape of its state ({@code free.default@t},
+     * {@code hourly@w3600000}), so that a rule changed to another algorithm starts on new buckets.
      */
     static BucketKey bucketOf(Rule rule, RequestAttributes request) {
         List<Dimension> key = rule.key();
+        String name = rule.id() + "@" + rule.limit().shape();
         if (key.contains(Dimension.API_KEY)) {
             String client = ClientIds.of(request.apiKey());
             if (key.size() == 1) {
-                return new BucketKey(client, rule.id());
+                return new BucketKey(client, name);
             }
-            return new BucketKey(client, rule.id() + ":" + ClientIds.of(joined(key, request, Dimension.API_KEY)));
+            return new BucketKey(client, name + ":" + ClientIds.of(joined(key, request, Dimension.API_KEY)));
         }
-        return new BucketKey(ClientIds.of(joined(key, request, null)), rule.id());
+        return new BucketKey(ClientIds.of(joined(key, request, null)), name);
     }
 
     private static String joined(List<Dimension> key, RequestAttributes request, Dimension skip) {

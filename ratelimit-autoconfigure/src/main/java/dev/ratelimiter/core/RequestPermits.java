@@ -1,8 +1,8 @@
 package dev.ratelimiter.core;
 
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,7 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RequestPermits {
 
-    private static final String PROCESS = Long.toUnsignedString(new SecureRandom().nextLong(), 36) + ":";
+    /**
+     * Random per process, without SecureRandom: this class is first used on a Netty event loop, where reading the OS's
+     * entropy source could block. Uniqueness, not secrecy, is what counts here.
+     */
+    private static final String PROCESS = Long.toUnsignedString(ThreadLocalRandom.current().nextLong()
+            ^ ProcessHandle.current().pid() << 40 ^ System.nanoTime(), 36) + ":";
     private static final AtomicLong counter = new AtomicLong();
 
     private final String id = PROCESS + Long.toString(counter.incrementAndGet(), 36);

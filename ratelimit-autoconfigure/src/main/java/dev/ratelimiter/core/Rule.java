@@ -69,6 +69,11 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
             throw new InvalidLimitException("shards", source + " splits a quota of " + limit.quota() + " into "
                     + shards + " shards; each shard needs at least 1.");
         }
+        if (shards > 1 && cost > 0 && cost > limit.quota() / shards) {
+            throw new InvalidLimitException("shards", source + " splits a quota of " + limit.quota() + " into "
+                    + shards + " shards of " + limit.quota() / shards + ", less than its cost " + cost + ": no request "
+                    + "could pass. Use at most " + limit.quota() / cost + " shards, or a lower cost.");
+        }
         key = List.copyOf(key);
     }
 

@@ -23,6 +23,8 @@ public record SlidingWindowLimit(long limit, Duration window) implements Limit {
             throw new InvalidLimitException(source + "window", source + "window must be a duration of at least 100ms "
                     + "(for example 1m or 1h), but was " + window + ".");
         }
+        Bounds.amount(source + "limit", limit, "requests allowed per window");
+        Bounds.period(source + "window", window, Bounds.MAX_PERIOD, "the window length");
         return new SlidingWindowLimit(limit, window);
     }
 
@@ -34,6 +36,12 @@ public record SlidingWindowLimit(long limit, Duration window) implements Limit {
     @Override
     public SlidingWindowLimit scaled(double factor) {
         return new SlidingWindowLimit(Math.max(1, (long) Math.ceil(limit * factor)), window);
+    }
+
+    /** Counters per window index: an index means something else under another window length. */
+    @Override
+    public String shape() {
+        return "w" + window.toMillis();
     }
 
     /** The current and the previous window are both read, so state lives for two windows. */

@@ -26,7 +26,18 @@ public record TokenBucketLimit(long capacity, long refillTokens, Duration refill
             throw new InvalidLimitException(source + "refill-period", source + "refill-period must be a duration of "
                     + "at least 1ms (for example 1s or 1m), but was " + refillPeriod + ".");
         }
-        return new TokenBucketLimit(capacity, refillTokens, refillPeriod);
+        Bounds.amount(source + "capacity", capacity, "the largest burst");
+        Bounds.amount(source + "refill-tokens", refillTokens, "tokens added back per refill period");
+        Bounds.period(source + "refill-period", refillPeriod, Bounds.MAX_PERIOD, "the period refill tokens are added "
+                + "back over");
+        TokenBucketLimit limit = new TokenBucketLimit(capacity, refillTokens, refillPeriod);
+        if (limit.window().compareTo(Bounds.MAX_PERIOD) > 0) {
+            throw new InvalidLimitException(source + "refill-tokens", source + "capacity " + capacity + " refilled at "
+                    + refillTokens + " per " + refillPeriod + " takes " + limit.window().toDays() + " days to fill; "
+                    + "a bucket must fill up within " + Bounds.days(Bounds.MAX_PERIOD) + " (raise refill-tokens or "
+                    + "shorten refill-period).");
+        }
+        return limit;
     }
 
     /** Refill rate in tokens per second. */
@@ -49,6 +60,12 @@ public record TokenBucketLimit(long capacity, long refillTokens, Duration refill
     public TokenBucketLimit scaled(double factor) {
         return new TokenBucketLimit(Math.max(1, (long) Math.ceil(capacity * factor)),
                 Math.max(1, (long) Math.ceil(refillTokens * factor)), refillPeriod);
+    }
+
+    /** Tokens and a refill time: capacity and rate may change, the state still means the same. */
+    @Override
+    public String shape() {
+        return "t";
     }
 
     /** A bucket idle for its time to fill is full again, so forgetting it changes nothing. */

@@ -44,7 +44,7 @@ public final class WithoutStore {
         List<Check> local = new ArrayList<>();
         for (Check check : checks) {
             if (check.rule().failureMode() == FailureMode.LOCAL) {
-                local.add(check.withRule(fairShare(check.rule())));
+                local.add(check.withRule(fairShare(check.rule(), check.cost())));
             }
         }
         List<RuleOutcome> localOutcomes = local.isEmpty() ? List.of() : buckets.evaluateNow(local).outcomes();
@@ -68,8 +68,12 @@ public final class WithoutStore {
         return Math.max(1, instances.count());
     }
 
-    /** The rule with its limit cut to this instance's doubled fair share, cached until the instance count changes. */
-    private Rule fairShare(Rule rule) {
+    /**
+     * The rule with its limit cut to this instance's doubled fair share, cached until the instance count changes —
+     * but never below the request's cost: a share too small for one request would refuse every such request on every
+     * instance, so it holds one request's worth instead.
+     */
+    private Rule fairShare(Rule rule, int cost) {
         int count = liveInstances();
         if (count != sharesSizedFor) {
             fairShares.clear();
@@ -84,6 +88,9 @@ public final class WithoutStore {
         if (cached == null || cached[0] != rule) {
             cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(factor)) };
             fairShares.put(rule.id(), cached);
+        }
+        if (cost > cached[1].limit().quota() && cost <= rule.limit().quota()) {
+            return rule.withLimit(rule.limit().scaled((double) cost / rule.limit().quota()));
         }
         return cached[1];
     }

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -58,6 +59,7 @@ public final class LimiterConnection implements AutoCloseable {
     private final Duration commandTimeout;
     private final Duration maxRetryDelay;
     private final ScheduledExecutorService connector;
+    private final DispatchThread dispatch = new DispatchThread("ratelimit-redis-dispatch", this::flush);
     private final List<Runnable> whenConnected = new CopyOnWriteArrayList<>();
     private final Map<String, Set<FluxSink<String>>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
@@ -77,6 +79,9 @@ public final class LimiterConnection implements AutoCloseable {
      */
     public LimiterConnection(Supplier<AbstractRedisClient> client, String description, Duration commandTimeout,
             Duration maxRetryDelay) {
+        // Read the scripts now, on the thread that builds the connection: first touched on a timer or an event loop,
+        // their class would read the classpath there.
+        LimiterScript.values();
         this.client = client;
         this.description = description;
         this.commandTimeout = commandTimeout;
@@ -96,7 +101,7 @@ public final class LimiterConnection implements AutoCloseable {
 
     /** Whether the connection has been opened (Lettuce may be reconnecting it right now). */
     public boolean connected() {
-        return connection != null;
+        return commands != null;
     }
 
     /** Where Redis is, as configured. */
@@ -124,8 +129,9 @@ public final class LimiterConnection implements AutoCloseable {
     }
 
     /**
-     * Runs a script by SHA, and by body once when Redis does not know it. Never blocks: without a connection the
-     * future fails at once with {@link NotConnectedException} (nothing was sent).
+     * Runs a script by SHA, and by body once when Redis does not know it. Never blocks: the command is handed to the
+     * dispatch thread; without a connection the future fails at once with {@link NotConnectedException} (nothing was
+     * sent). The future completes on a Lettuce I/O thread.
      */
     public <T> CompletableFuture<T> script(LimiterScript script, ScriptOutputType type, String[] keys,
             String... arguments) {
@@ -133,14 +139,31 @@ public final class LimiterConnection implements AutoCloseable {
         if (async == null) {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        dispatch.submit(() -> runScript(async, script, type, keys, arguments, result, true));
+        return result;
+    }
+
+    private <T> void runScript(RedisClusterAsyncCommands<String, String> async, LimiterScript script,
+            ScriptOutputType type, String[] keys, String[] arguments, CompletableFuture<T> result, boolean bySha) {
         try {
-            CompletableFuture<T> bySha = async.<T>evalsha(script.sha1(), type, keys, arguments).toCompletableFuture();
-            return bySha.exceptionallyCompose(failure -> unwrap(failure) instanceof RedisNoScriptException
-                    ? async.<T>eval(script.body(), type, keys, arguments).toCompletableFuture()
-                    : CompletableFuture.failedFuture(unwrap(failure)));
+            RedisFuture<T> call = bySha ? async.evalsha(script.sha1(), type, keys, arguments)
+                    : async.eval(script.body(), type, keys, arguments);
+            call.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    result.complete(value);
+                }
+                else if (bySha && unwrap(failure) instanceof RedisNoScriptException) {
+                    // After a restart, a failover or SCRIPT FLUSH: send the body once, which caches it again.
+                    dispatch.submit(() -> runScript(async, script, type, keys, arguments, result, false));
+                }
+                else {
+                    result.completeExceptionally(unwrap(failure));
+                }
+            });
         }
         catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
+            result.completeExceptionally(ex);
         }
     }
 
@@ -150,12 +173,23 @@ public final class LimiterConnection implements AutoCloseable {
         if (async == null) {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
-        try {
-            return async.get(key).toCompletableFuture();
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
+        CompletableFuture<String> result = new CompletableFuture<>();
+        dispatch.submit(() -> {
+            try {
+                async.get(key).whenComplete((value, failure) -> {
+                    if (failure == null) {
+                        result.complete(value);
+                    }
+                    else {
+                        result.completeExceptionally(unwrap(failure));
+                    }
+                });
+            }
+            catch (RuntimeException ex) {
+                result.completeExceptionally(ex);
+            }
+        });
+        return result;
     }
 
     /**
@@ -172,9 +206,18 @@ public final class LimiterConnection implements AutoCloseable {
         });
     }
 
+    /** Writes what the dispatch thread has queued in Lettuce to the socket, in one write. */
+    private void flush() {
+        StatefulConnection<String, String> open = connection;
+        if (open != null) {
+            open.flushCommands();
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
+        dispatch.stop();
         connector.shutdownNow();
         closeQuietly(pubSub);
         closeQuietly(connection);
@@ -190,9 +233,11 @@ public final class LimiterConnection implements AutoCloseable {
             if (opened.getTimeout() == null || opened.getTimeout().compareTo(commandTimeout) > 0) {
                 opened.setTimeout(commandTimeout);
             }
+            // Written in batches by the dispatch thread, flushed once per batch.
+            opened.setAutoFlushCommands(false);
+            connection = opened;
             commands = opened instanceof StatefulRedisClusterConnection<String, String> cluster ? cluster.async()
                     : ((StatefulRedisConnection<String, String>) opened).async();
-            connection = opened;
             if (attempts > 0) {
                 logger.info("The rate limiter's connection to Redis ({}) is open, after {} failed attempt(s)",
                         description, attempts);

@@ -80,13 +80,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private CompletableFuture<List<RuleOutcome>> run(List<Check> checks) {
         String[] keyNames = new String[checks.size()];
-        String[] arguments = new String[1 + checks.size() * 5];
+        String[] arguments = new String[2 + checks.size() * 5];
         arguments[0] = String.valueOf(TTL_SLACK_MILLIS);
+        arguments[1] = "0"; // the store's own clock, unshifted
         boolean takesPermits = false;
         for (int i = 0; i < checks.size(); i++) {
             Check check = checks.get(i);
             keyNames[i] = keys.bucket(check.bucket());
-            int at = 1 + i * 5;
+            int at = 2 + i * 5;
             Limit limit = check.rule().limit();
             if (limit instanceof TokenBucketLimit bucket) {
                 arguments[at] = "t";

@@ -1,8 +1,10 @@
 -- Every rule of one request, decided atomically inside Redis: read, refill, decide and write in one step.
 --
--- KEYS[i]          the bucket of check i (a hash)
+-- KEYS[i]          the bucket of check i (a hash; a sorted set for concurrency)
 -- ARGV[1]          slack in milliseconds added to every TTL
--- ARGV[2 + 5(i-1)] check i: kind, 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
+-- ARGV[2]          microseconds added to the store's clock: always 0 from the limiter; tests move the clock with it
+--                  to play a failover to a server whose clock is behind
+-- ARGV[3 + 5(i-1)] check i: kind, 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
 --      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
 --      +2          token bucket: tokens per second  sliding window: window length in ms  concurrency: lease in ms
 --      +3          cost of this request in tokens; for concurrency, the id of the permit the request takes
@@ -10,45 +12,71 @@
 --
 -- Returns { allowed (1/0), then for each check: allowed (1/0), remaining, retry-after us, reset-after us }.
 --
--- All or nothing: when a check that is not in shadow denies, nothing is written, so no bucket pays for a refused
--- request. Otherwise every check that allows spends its cost.
+-- All or nothing: every check is decided before anything is written, and when a check that is not in shadow denies,
+-- nothing is written, so no bucket pays for a refused request. Otherwise every check that allows spends its cost.
+-- Arguments that could not be written (a TTL that is not a whole number of milliseconds Redis accepts) fail the
+-- script in the first pass, before any write.
 --
 -- The clock is the store's (TIME, to the microsecond), never a gateway's: a skewed gateway clock cannot refill its
 -- own bucket, and refills are continuous (not whole seconds). Every write sets its TTL in the same script, so no
 -- crash between two calls can leave a key that never expires.
+--
+-- The store's clock can step back (a failover to a replica whose clock is behind). A bucket's time never does: a
+-- token bucket refills only for time after its last refill, and a sliding window counts in the latest window it has
+-- seen until the clock reaches it again. A step back of d therefore pauses a bucket for at most d, and no interval is
+-- credited twice. A step larger than the state's lifetime (a token bucket's fill time, two windows) is not waited
+-- out: the bucket goes on from the new clock with what it holds, so no client is refused for longer than that; if
+-- the clock later returns, that bucket can gain at most one refill of that length.
 --
 -- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
 -- + slack. The estimate weights the previous window by the share of it still in view.
 -- Concurrency state: a sorted set of permit ids scored by lease expiry (ms). Expired leases (permits of an instance
 -- that died, or stopped renewing) are dropped before counting. TTL: one lease + slack, renewed with the permits.
+--
+-- A key holding another type than its check expects (written by hand, or by an older limiter that named buckets
+-- otherwise) is dropped and starts afresh, rather than failing every decision that touches it.
 
 local slack_ms = tonumber(ARGV[1])
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2]) + tonumber(ARGV[2])
+local MAX_TTL_MS = 800 * 24 * 3600 * 1000
+
+local function failed(reply)
+    return type(reply) == 'table' and reply.err ~= nil
+end
+
+local function read_hash(key, ...)
+    local state = redis.pcall('HMGET', key, ...)
+    if failed(state) then
+        redis.call('DEL', key)
+        return {}
+    end
+    return state
+end
 
 local n = #KEYS
 local results = {}
 local enforced_denial = false
 
 for i = 1, n do
-    local base = 2 + (i - 1) * 5
+    local base = 3 + (i - 1) * 5
     local kind = ARGV[base]
     local p1 = tonumber(ARGV[base + 1])
     local p2 = tonumber(ARGV[base + 2])
     local cost = tonumber(ARGV[base + 3])
-    local permit = nil
     local shadow = ARGV[base + 4] == '1'
     local allowed, remaining, retry_us, reset_us, write, ttl
 
     if kind == 'c' then
-        permit = ARGV[base + 3]
+        local permit = ARGV[base + 3]
         cost = 1
         local now_ms = math.floor(now / 1000)
-        redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now_ms)
+        if failed(redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', now_ms)) then
+            redis.call('DEL', KEYS[i])
+        end
         local in_progress = redis.call('ZCARD', KEYS[i])
-        local held = redis.call('ZSCORE', KEYS[i], permit)
-        if held then
+        if redis.call('ZSCORE', KEYS[i], permit) then
             in_progress = in_progress - 1
         end
         if in_progress < p1 then
@@ -65,33 +93,48 @@ for i = 1, n do
         ttl = p2 + slack_ms
     elseif kind == 't' then
         local rate = p2 / 1000000
-        local state = redis.call('HMGET', KEYS[i], 't', 'ts')
+        local fill_us = p1 / rate
+        local state = read_hash(KEYS[i], 't', 'ts')
         local tokens = tonumber(state[1])
         local last = tonumber(state[2])
         if tokens == nil or last == nil then
             tokens = p1
             last = now
+        elseif last > now + fill_us then
+            last = now
         end
+        local paused_us = math.max(0, last - now)
         tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
         if tokens >= cost then
             allowed = 1
             remaining = tokens - cost
             retry_us = 0
-            write = { 't', remaining, 'ts', now }
+            write = { 't', remaining, 'ts', math.max(now, last) }
         else
             allowed = 0
             remaining = tokens
-            retry_us = math.ceil((cost - tokens) / rate)
+            retry_us = math.ceil((cost - tokens) / rate) + paused_us
         end
-        reset_us = math.ceil((p1 - remaining) / rate)
-        ttl = math.ceil(p1 / rate / 1000) + slack_ms
+        reset_us = math.ceil((p1 - remaining) / rate) + paused_us
+        ttl = math.ceil(fill_us / 1000) + slack_ms
     else
         local window_us = p2 * 1000
         local index = math.floor(now / window_us)
-        local state = redis.call('HMGET', KEYS[i], 'w', 'c', 'p')
+        local elapsed = (now - index * window_us) / window_us
+        local state = read_hash(KEYS[i], 'w', 'c', 'p')
         local w = tonumber(state[1])
         local cur = tonumber(state[2]) or 0
         local prev = tonumber(state[3]) or 0
+        if w ~= nil and w > index then
+            if w - index > 2 then
+                -- Far ahead of this clock: count on from here instead of waiting for the stored window.
+                w = index
+            else
+                -- Stepped back: still in the stored window, at its start.
+                index = w
+                elapsed = 0
+            end
+        end
         if w == nil then
             cur = 0
             prev = 0
@@ -102,7 +145,6 @@ for i = 1, n do
             cur = 0
             prev = 0
         end
-        local elapsed = (now - index * window_us) / window_us
         local estimate = prev * (1 - elapsed) + cur
         if estimate + cost <= p1 then
             allowed = 1
@@ -133,10 +175,14 @@ for i = 1, n do
         ttl = 2 * p2 + slack_ms
     end
 
+    if not (ttl >= 1 and ttl <= MAX_TTL_MS) then
+        return redis.error_reply('ERR check ' .. i .. ' (' .. tostring(kind) .. ') would live ' .. tostring(ttl)
+            .. ' ms; limits must keep their state at most 800 days')
+    end
     if allowed == 0 and not shadow then
         enforced_denial = true
     end
-    results[i] = { allowed, remaining, retry_us, reset_us, write, ttl, cost, kind }
+    results[i] = { allowed, remaining, retry_us, reset_us, write, math.ceil(ttl), cost, kind }
 end
 
 local out = { enforced_denial and 0 or 1 }

@@ -18,12 +18,14 @@ local done = {}
 for i = 1, #KEYS do
     local permit = ARGV[3 + (i - 1) * 2]
     if action == 'release' then
-        done[i] = redis.call('ZREM', KEYS[i], permit)
+        -- pcall: a key of another type holds no permit of ours (it is the rate script's to clean up)
+        local removed = redis.pcall('ZREM', KEYS[i], permit)
+        done[i] = type(removed) == 'number' and removed or 0
     else
         local lease = tonumber(ARGV[4 + (i - 1) * 2])
-        redis.call('ZADD', KEYS[i], 'XX', 'CH', now_ms + lease, permit)
+        local renewed = redis.pcall('ZADD', KEYS[i], 'XX', 'CH', now_ms + lease, permit)
         done[i] = 0
-        if redis.call('ZSCORE', KEYS[i], permit) then
+        if type(renewed) == 'number' and redis.call('ZSCORE', KEYS[i], permit) then
             done[i] = 1
             if redis.call('PTTL', KEYS[i]) < lease + slack_ms then
                 redis.call('PEXPIRE', KEYS[i], lease + slack_ms)

@@ -31,7 +31,12 @@ for k = 1, #KEYS do
     local provisional = tonumber(ARGV[base + 5])
     local need = tonumber(ARGV[base + 6])
 
-    local fields = redis.call('HGETALL', KEYS[k])
+    local fields = redis.pcall('HGETALL', KEYS[k])
+    if type(fields) == 'table' and fields.err then
+        -- not a settled bucket (another type, written by hand): start it afresh
+        redis.call('DEL', KEYS[k])
+        fields = {}
+    end
     local state = {}
     for i = 1, #fields, 2 do
         state[fields[i]] = fields[i + 1]

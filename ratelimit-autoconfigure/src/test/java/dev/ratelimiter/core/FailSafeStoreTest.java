@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -14,9 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class FailSafeStoreTest {
 
-    private final CircuitBreaker breaker = CircuitBreaker.of("test", CircuitBreakerConfig.custom()
-            .slidingWindowSize(4).minimumNumberOfCalls(4).failureRateThreshold(50)
-            .waitDurationInOpenState(Duration.ofSeconds(3)).build());
+    private final StoreBreaker breaker = new StoreBreaker("test",
+            new StoreBreaker.Settings(4, 4, 50, Duration.ofSeconds(3), 3));
     private final LocalBucketStore local = new LocalBucketStore(100);
     private final AtomicInteger calls = new AtomicInteger();
 
@@ -52,7 +49,7 @@ class FailSafeStoreTest {
         for (int i = 0; i < 10; i++) {
             store.evaluate(List.of(check)).block(Duration.ofSeconds(1));
         }
-        assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(breaker.state()).isEqualTo(StoreBreaker.State.OPEN);
         assertThat(calls.get()).as("four failures open it; later requests never reach the store").isEqualTo(4);
     }
 

@@ -89,7 +89,8 @@ class RuleSetTest {
         BucketKey b = RateLimitEvaluator.bucketOf(perClientAndRoute, request);
         BucketKey c = RateLimitEvaluator.bucketOf(perRoute, request);
         assertThat(a.partition()).isEqualTo(ClientIds.of("k")).isEqualTo(b.partition());
-        assertThat(b.name()).startsWith("per-client-route:");
+        assertThat(b.name()).startsWith("per-client-route@t:");
+        assertThat(a.name()).as("the rule id and the shape of its state").isEqualTo("per-client@t");
         assertThat(c.partition()).isNotEqualTo(a.partition());
         assertThat(RateLimitEvaluator.bucketOf(perRoute, request("other-client", "free", "default")))
                 .as("a per-route cap is one bucket for every client").isEqualTo(c);

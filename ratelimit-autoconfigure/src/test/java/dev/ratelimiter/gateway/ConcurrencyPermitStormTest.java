@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.StoreBreaker;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.testsupport.LatencyProxy;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -123,7 +123,7 @@ class ConcurrencyPermitStormTest {
         int renewed = store.find(RedisRateLimitStore.class).orElseThrow().permits().held();
         System.out.printf("Permit storm: %d requests, %d abandoned by the client, answers %s, %d fallback decisions, "
                 + "breaker %s; afterwards %d permit(s) in Redis, %d renewed by the gateway%n", REQUESTS,
-                abandoned.get(), statuses, failSafe.fallbackDecisions(), failSafe.breaker().getState(), inRedis,
+                abandoned.get(), statuses, failSafe.fallbackDecisions(), failSafe.breaker().state(), inRedis,
                 renewed);
         assertThat(abandoned.get()).as("requests the client gave up on").isGreaterThan(REQUESTS / 4);
         assertThat(failSafe.fallbackDecisions()).as("decisions the jitter pushed past the store timeout")
@@ -167,13 +167,13 @@ class ConcurrencyPermitStormTest {
 
     /** Until the upstream is idle, the breaker closed and Redis holds nothing, or 10 s (a lease is 30 s). */
     private void awaitQuiet() {
-        CircuitBreaker breaker = store.find(FailSafeStore.class).orElseThrow().breaker();
+        StoreBreaker breaker = store.find(FailSafeStore.class).orElseThrow().breaker();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline
-                && (upstream.inFlight() > 0 || breaker.getState() != CircuitBreaker.State.CLOSED
+                && (upstream.inFlight() > 0 || breaker.state() != StoreBreaker.State.CLOSED
                         || PermitsInRedis.count(redis.server()) > 0)) {
-            if (breaker.getState() == CircuitBreaker.State.OPEN) {
-                breaker.transitionToHalfOpenState();
+            if (breaker.state() == StoreBreaker.State.OPEN) {
+                breaker.close();
             }
             Load.sleep(Duration.ofMillis(50));
         }

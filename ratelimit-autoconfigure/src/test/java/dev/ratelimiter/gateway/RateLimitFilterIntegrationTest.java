@@ -185,8 +185,8 @@ class RateLimitFilterIntegrationTest {
         assertThat(get("/api/hello", "victim").getResponseHeaders().getFirst("X-RateLimit-Remaining"))
                 .as("the victim's bucket was touched by nobody else").isEqualTo("3");
         String[] keys = redis.command("KEYS", "*").trim().split("\n");
-        assertThat(keys).allSatisfy(key -> assertThat(key).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default"));
-        assertThat(Arrays.asList(keys)).contains("rl:{" + ClientIds.of("victim") + "}:free.default");
+        assertThat(keys).allSatisfy(key -> assertThat(key).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default@t"));
+        assertThat(Arrays.asList(keys)).contains("rl:{" + ClientIds.of("victim") + "}:free.default@t");
     }
 
     private EntityExchangeResult<String> get(String path, String apiKey) {

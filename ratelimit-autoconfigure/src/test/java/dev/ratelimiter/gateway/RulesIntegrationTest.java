@@ -133,7 +133,7 @@ class RulesIntegrationTest {
         }
         assertThat(allowed).as("a burst of 5, however the share is split").isEqualTo(5);
         Load.sleep(Duration.ofMillis(300));
-        assertThat(redis.command("KEYS", "rl:*:local-burst")).as("the share was settled with Redis").isNotBlank();
+        assertThat(redis.command("KEYS", "rl:*:local-burst@t")).as("the share was settled with Redis").isNotBlank();
         assertThat(get("/local/x", "local-client").getStatus().value()).isEqualTo(429);
     }
 

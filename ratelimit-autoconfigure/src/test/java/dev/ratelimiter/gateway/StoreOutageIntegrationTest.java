@@ -25,6 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,7 +64,7 @@ class StoreOutageIntegrationTest {
         route(registry, 2, "public", "/public/**");
         registry.add("ratelimit.store.type", () -> "redis");
         registry.add("ratelimit.store.heartbeat-interval", () -> "1s");
-        // resilience4j's own properties configure the breaker: open after 5 calls, retry after 1 s.
+        // resilience4j's property names configure the breaker: open after 5 calls, retry after 1 s.
         String breaker = "resilience4j.circuitbreaker.instances.ratelimit-redis.";
         registry.add(breaker + "sliding-window-size", () -> "10");
         registry.add(breaker + "minimum-number-of-calls", () -> "5");
@@ -110,7 +111,8 @@ class StoreOutageIntegrationTest {
     @Test
     void redisKilledUnderLoadNoFiveHundredsNoisyStillRefusedHonestServedThenStoreBackedAgain() {
         Map<String, Duration> clients = Map.of("honest", Duration.ofMillis(200), "noisy", Duration.ofMillis(20));
-        Mono.delay(Duration.ofSeconds(2)).doOnNext(t -> redis.server().kill()).subscribe();
+        // On a thread allowed to block: killing a process waits for it.
+        Mono.delay(Duration.ofSeconds(2), Schedulers.boundedElastic()).doOnNext(t -> redis.server().kill()).subscribe();
         List<Load.Result> results = Load.run(port, "/api/work", clients, Duration.ofSeconds(5));
 
         assertThat(results).allSatisfy(r -> assertThat(r.status()).isIn(200, 429));
@@ -129,7 +131,7 @@ class StoreOutageIntegrationTest {
         redis.server().restart();
         awaitBreaker("CLOSED");
         client.get().uri("/api/work").header("X-API-Key", "after-restart").exchange().expectStatus().isOk();
-        assertThat(redis.command("KEYS", "rl:*:free.default")).as("decisions are store-backed again").isNotBlank();
+        assertThat(redis.command("KEYS", "rl:*:free.default@t")).as("decisions are store-backed again").isNotBlank();
     }
 
     @Test
@@ -150,7 +152,7 @@ class StoreOutageIntegrationTest {
         // 1 s reconnect cap + 1 s breaker wait + its half-open calls; generous for a loaded machine
         assertThat(seconds).isLessThan(4.0);
         client.get().uri("/api/back").header("X-API-Key", "back-again").exchange().expectStatus().isOk();
-        assertThat(redis.command("KEYS", "rl:*:free.default")).as("decisions are store-backed again").isNotBlank();
+        assertThat(redis.command("KEYS", "rl:*:free.default@t")).as("decisions are store-backed again").isNotBlank();
     }
 
     @Test

@@ -165,6 +165,25 @@ class LocalModeTest {
         assertThat(refused).as("clients at 1 request per 4 s against a quota of 10/s refused").isZero();
     }
 
+    @Test
+    void aRequestCostingTheWholeBucketStillPassesSomewhereAcrossThreeInstances() {
+        // A third of the bucket per instance is less than one request: without sizing shares by the requests they
+        // serve, no instance ever holds enough and every request is refused everywhere.
+        Rule whole = new Rule("whole", "whole", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("whole.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.LOCAL, 1);
+        Check check = new Check(whole, new BucketKey(ClientIds.of("costly"), "whole"), 10, false);
+        int admitted = 0;
+        long end = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+        for (int n = 0; System.nanoTime() < end; n++) {
+            admitted += instances.get(n % 3).decide(List.of(check)).allowed() ? 1 : 0;
+            sleep(Duration.ofMillis(20));
+        }
+        System.out.printf("Cost 10 against a bucket of 10 (10/s) over 3 instances for 4 s: %d admitted%n", admitted);
+        // 1 a second from the refill, plus one provisional request per instance at first sight.
+        assertThat(admitted).isBetween(3, 8);
+    }
+
     /** One request of each of {@code clients} sparse clients on instance 0; returns how many were refused. */
     private int sparse(Rule small, int clients) {
         int refused = 0;
