@@ -29,6 +29,8 @@ public final class BlockingCalls implements BlockHoundIntegration, AfterEachCall
     public void applyTo(BlockHound.Builder builder) {
         // Netty loads the zstd native library when its decompressor class is first used: once per JVM, not per request.
         builder.allowBlockingCallsInside("io.netty.handler.codec.compression.Zstd", "<clinit>");
+        // Netty's pooled allocator growing its pool of buffers, rarely: a lock held while a magazine is added.
+        builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines");
         builder.blockingMethodCallback(method -> {
             String stack = Arrays.stream(new Throwable().getStackTrace()).skip(2).limit(25)
                     .map(frame -> "    at " + frame).collect(Collectors.joining("\n"));

@@ -12,6 +12,13 @@ package dev.ratelimiter.core;
  */
 public record Check(Rule rule, BucketKey bucket, int cost, boolean shadow, RequestPermits permits) {
 
+    public Check {
+        if (permits == null && rule.limit() instanceof ConcurrencyLimit) {
+            throw new IllegalArgumentException("a check of concurrency rule '" + rule.id() + "' needs the request's "
+                    + "permits, which it takes a permit for");
+        }
+    }
+
     /** A check of a rate (not concurrency) rule. */
     public Check(Rule rule, BucketKey bucket, int cost, boolean shadow) {
         this(rule, bucket, cost, shadow, null);

@@ -72,7 +72,8 @@ final class DispatchThread {
         try {
             task.run();
         }
-        catch (RuntimeException | LinkageError ex) {
+        catch (Throwable ex) {
+            // Never let the one dispatching thread die: every later decision would wait for its timeout.
             logger.warn("A Redis command of the rate limiter could not be dispatched", ex);
         }
     }

@@ -250,7 +250,7 @@ public final class LimiterConnection implements AutoCloseable {
             attempts++;
             lastFailure = ex.toString();
             if (attempts == 1) {
-                logger.debug("Cannot open the rate limiter's connection to Redis ({}) yet; retrying in the "
+                logger.info("Cannot open the rate limiter's connection to Redis ({}) yet; retrying in the "
                         + "background: {}", description, ex.toString());
             }
             retry(this::connect, attempts);

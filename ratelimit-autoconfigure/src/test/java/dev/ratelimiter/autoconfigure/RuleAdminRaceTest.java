@@ -63,7 +63,7 @@ class RuleAdminRaceTest {
         RuleAdmin second = admin(shared);
         Random random = new Random(42);
         int bothLanded = 0;
-        for (int round = 0; round < 200; round++) {
+        for (int round = 0; round < 100; round++) {
             int thisRound = round;
             String a = "a-" + round;
             String b = "b-" + round;

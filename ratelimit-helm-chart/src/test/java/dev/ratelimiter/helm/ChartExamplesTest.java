@@ -70,12 +70,21 @@ class ChartExamplesTest {
         // No Kafka configured: no events to Kafka.
         assertThat(Node.at(fleet.application(), "ratelimit.events")).isNull();
         assertThat(Node.at(fleet.deployment(), "spec.replicas")).isEqualTo(6);
+        assertThat(Node.at(fleet.application(), "ratelimit.store.expected-instances"))
+                .as("a pod started while Redis is down assumes the replica count").isEqualTo(6);
+    }
+
+    @Test
+    void withTheAutoscalerAPodStartedDuringAnOutageAssumesItsMaximum() {
+        Fleet fleet = new Fleet(Helm.render(Helm.example("values-sentinel.yaml")));
+        assertThat(Node.at(fleet.application(), "ratelimit.store.expected-instances")).isEqualTo(12);
     }
 
     @Test
     void oneReplicaWithTheImagesOwnConfigurationKeptAndAManagementService() {
         Fleet fleet = new Fleet(Helm.render(Helm.testValues("single-replica.yaml")));
         assertThat(Node.at(fleet.deployment(), "spec.replicas")).isEqualTo(1);
+        assertThat(Node.at(fleet.application(), "ratelimit.store.expected-instances")).isEqualTo(1);
         assertThat(Fleet.evictableAt(fleet.pdb().orElseThrow(), 1)).isEqualTo(1);
         assertThat(fleet.envVar("SPRING_CONFIG_ADDITIONAL_LOCATION").orElseThrow().get("value"))
                 .isEqualTo("file:/etc/ratelimit-gateway/config/application.yml");

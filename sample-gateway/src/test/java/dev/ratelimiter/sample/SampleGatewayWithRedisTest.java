@@ -40,10 +40,10 @@ class SampleGatewayWithRedisTest {
         client.get().uri("/api/hello").header("X-API-Key", "demo").exchange()
                 .expectStatus().isOk()
                 .expectHeader().valueEquals("X-RateLimit-Remaining", "9");
-        String bucket = redis.command("KEYS", "rl:*:free.default").trim();
-        assertThat(bucket).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default");
+        String bucket = redis.command("KEYS", "rl:*:free.default@t").trim();
+        assertThat(bucket).matches("rl:\\{[A-Za-z0-9_-]{22}\\}:free\\.default@t");
         assertThat(redis.command("HGET", bucket, "t")).startsWith("9");
-        String quota = redis.command("KEYS", "rl:*:free-hourly").trim();
+        String quota = redis.command("KEYS", "rl:*:free-hourly@w3600000").trim();
         assertThat(redis.command("HGET", quota, "c")).as("the hourly quota counted the request too").isEqualTo("1");
     }
 
@@ -56,7 +56,7 @@ class SampleGatewayWithRedisTest {
                         .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))))
                 .collectList().block(Duration.ofSeconds(20));
         assertThat(statuses).containsExactlyInAnyOrder(200, 200, 429);
-        String permits = redis.command("KEYS", "rl:*:reports-in-progress").trim();
+        String permits = redis.command("KEYS", "rl:*:reports-in-progress@c").trim();
         // Given back right after the response is written, which the client may see a moment earlier.
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!"0".equals(redis.command("ZCARD", permits).trim()) && System.nanoTime() < deadline) {

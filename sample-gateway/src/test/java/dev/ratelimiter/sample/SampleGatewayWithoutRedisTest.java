@@ -37,17 +37,19 @@ class SampleGatewayWithoutRedisTest {
     void demoKeyGetsItsBurstOfTenThenA429WithRetryAfter(CapturedOutput output) {
         WebTestClient client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
                 .responseTimeout(Duration.ofSeconds(10)).build();
+        // The first request of a fresh gateway is slow (class loading); the burst starts after it.
+        client.get().uri("/api/hello").header("X-API-Key", "demo-pro").exchange().expectStatus().isOk();
         List<Integer> statuses = new ArrayList<>();
         EntityExchangeResult<String> last = null;
-        for (int i = 0; i < 12; i++) {
+        for (int i = 0; i < 30 && (last == null || last.getStatus().value() != 429); i++) {
             last = client.get().uri("/api/hello").header("X-API-Key", "demo").exchange().expectBody(String.class)
                     .returnResult();
             statuses.add(last.getStatus().value());
         }
-        // 5 tokens/s refill while the loop runs may add one or two more allowed requests; never fewer than 10.
+        // 5 tokens/s refill while the loop runs may add a few more allowed requests; never fewer than 10.
         assertThat(statuses.subList(0, 10)).containsOnly(200);
-        assertThat(statuses).contains(429);
-        assertThat(last.getStatus().value()).isEqualTo(429);
+        assertThat(last.getStatus().value()).as("a burst of 10 refilled at 5/s: refused well within 30 requests")
+                .isEqualTo(429);
         assertThat(last.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
         assertThat(last.getResponseBody()).contains("\"error\":\"rate_limited\"");
         assertThat(output).containsOnlyOnce("Redis is not reachable");
