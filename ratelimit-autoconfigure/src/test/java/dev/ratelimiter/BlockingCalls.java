@@ -31,6 +31,9 @@ public final class BlockingCalls implements BlockHoundIntegration, AfterEachCall
         builder.allowBlockingCallsInside("io.netty.handler.codec.compression.Zstd", "<clinit>");
         // Netty's pooled allocator growing its pool of buffers, rarely: a lock held while a magazine is added.
         builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines");
+        // Lettuce's own I/O threads, building a connection object (to a sentinel, while it looks the primary up after a
+        // failover): a lock around its cache of method translations, held for a map look-up. Not on a request's path.
+        builder.allowBlockingCallsInside("io.lettuce.core.internal.AbstractInvocationHandler$MethodTranslator", "of");
         builder.blockingMethodCallback(method -> {
             String stack = Arrays.stream(new Throwable().getStackTrace()).skip(2).limit(25)
                     .map(frame -> "    at " + frame).collect(Collectors.joining("\n"));

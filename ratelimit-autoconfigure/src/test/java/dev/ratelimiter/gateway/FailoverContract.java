@@ -97,6 +97,7 @@ abstract class FailoverContract {
         }, "fallback-sampler");
         sampler.start();
         List<Load.Result> results;
+        long loadStart = System.nanoTime();
         try {
             results = Load.run(port, "/api/work", Map.of("honest", Duration.ofMillis(100), "noisy",
                     Duration.ofMillis(20)), Duration.ofSeconds(10));
@@ -105,23 +106,28 @@ abstract class FailoverContract {
             sampler.interrupt();
         }
         long fallbacks = failSafe.fallbackDecisions() - fallbackBefore;
+        double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
 
         assertThat(promotedAt.get()).as("a replica took over").isPositive();
         assertThat(results).allSatisfy(result -> assertThat(result.status()).isIn(200, 429));
         assertThat(Load.count(results, "honest", 429)).as("the honest client is never refused").isZero();
         long noisyAllowed = Load.count(results, "noisy", 200);
-        // 10 s at 10/s plus the burst of 10 on the store, plus at most one more burst when the instance moves to its
-        // own bucket and once more when it moves back (a single instance: the fallback bucket holds the whole limit).
-        assertThat(noisyAllowed).as("the noisy client at 5 x its limit").isLessThanOrEqualTo(100 + 10 + 20);
+        // The refill over the load's actual length (10/s), plus the burst of 10 on the store, plus at most one more
+        // burst when the instance moves to its own bucket and once more when it moves back (a single instance: the
+        // fallback bucket holds the whole limit), plus at most one burst of writes the promoted replica had not
+        // received yet (replication is asynchronous: what the dead primary admitted last can be admitted again).
+        long bound = (long) Math.ceil(10 * loadSeconds) + 10 + 20 + 10;
+        assertThat(noisyAllowed).as("the noisy client at 5 x its limit, over %.2f s", loadSeconds)
+                .isLessThanOrEqualTo(bound);
 
         double backAfter = backAt.get() == 0 ? -1 : (backAt.get() - promotedAt.get()) / 1e9;
         long before = failSafe.fallbackDecisions();
         client.get().uri("/api/probe").header("X-API-Key", "probe").exchange().expectStatus().isOk();
         assertThat(failSafe.fallbackDecisions()).as("decided by the store again").isEqualTo(before);
         System.out.printf("%s: primary killed under load; promoted %.2f s later; %d of %d decisions from the "
-                + "fallback; noisy admitted %d; back on the store %.2f s after the promotion%n",
+                + "fallback; noisy admitted %d (bound %d); back on the store %.2f s after the promotion%n",
                 getClass().getSimpleName(), (promotedAt.get() - killedAt.get()) / 1e9, fallbacks, results.size(),
-                noisyAllowed, backAfter);
+                noisyAllowed, bound, backAfter);
         assertThat(backAfter).as("seconds from the promotion until decisions come from the store again")
                 .isBetween(0.0, 15.0);
     }

@@ -7,10 +7,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.netty.channel.EventLoop;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.LoopResources;
 
 /**
@@ -31,6 +35,7 @@ public final class StubUpstream implements AutoCloseable {
     private final Map<String, InFlight> inFlightByApiKey = new ConcurrentHashMap<>();
     private final InFlight inFlight = new InFlight();
     private volatile Duration delay = Duration.ZERO;
+    private final Map<EventLoop, Scheduler> timersByLoop = new ConcurrentHashMap<>();
 
     private StubUpstream() {
         // Its own event loops: an application context started later may reset Reactor Netty's global resources.
@@ -51,17 +56,18 @@ public final class StubUpstream implements AutoCloseable {
                     }
                     inFlight.enter();
                     Duration wait = delay;
+                    Scheduler timers = timersOf(response);
                     Mono<Void> answer;
                     if (request.fullPath().startsWith("/stream")) {
                         Duration tick = wait.isZero() ? Duration.ofMillis(10) : wait.dividedBy(10);
                         answer = response.header("Content-Type", "text/plain")
-                                .sendString(Flux.interval(tick).take(10).map(i -> "chunk " + i + "\n")).then();
+                                .sendString(Flux.interval(tick, timers).take(10).map(i -> "chunk " + i + "\n")).then();
                     }
                     else {
                         byte[] body = "{\"upstream\":\"stub\"}".getBytes(StandardCharsets.UTF_8);
                         answer = response.header("Content-Type", "application/json")
                                 .sendByteArray(Mono.just(body)).then();
-                        answer = wait.isZero() ? answer : Mono.delay(wait).then(answer);
+                        answer = wait.isZero() ? answer : Mono.delay(wait, timers).then(answer);
                     }
                     return answer.doFinally(signal -> {
                         inFlight.leave();
@@ -71,6 +77,18 @@ public final class StubUpstream implements AutoCloseable {
                     });
                 })
                 .bindNow(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Timers on the connection's own event loop. On Reactor's parallel scheduler, a timer cancelled from the event
+     * loop (the client went away) takes that scheduler's queue lock there: a blocking call on a non-blocking thread,
+     * which BlockHound rightly fails the test for.
+     */
+    private Scheduler timersOf(HttpServerResponse response) {
+        EventLoop[] loop = new EventLoop[1];
+        response.withConnection(connection -> loop[0] = connection.channel().eventLoop());
+        return loop[0] == null ? Schedulers.parallel()
+                : timersByLoop.computeIfAbsent(loop[0], Schedulers::fromExecutorService);
     }
 
     /** Starts a stub on a free loopback port. */
