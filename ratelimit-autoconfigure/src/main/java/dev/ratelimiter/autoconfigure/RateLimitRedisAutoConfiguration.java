@@ -75,6 +75,12 @@ public final class RateLimitRedisAutoConfiguration {
         return connection;
     }
 
+    /** Closes the limiter's connection before the connection factory shuts the Redis client down. */
+    @Bean
+    LimiterConnectionLifecycle rateLimitConnectionLifecycle(LimiterConnection connection) {
+        return new LimiterConnectionLifecycle(connection);
+    }
+
     /** Redis as the limiter uses it, checked once at start-up. */
     @Bean
     @ConditionalOnMissingBean

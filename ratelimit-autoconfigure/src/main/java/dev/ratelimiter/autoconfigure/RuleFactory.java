@@ -35,6 +35,22 @@ final class RuleFactory {
     }
 
     static Rule create(String id, RuleProperties settings, String source) {
+        try {
+            return createChecked(id, settings, source);
+        }
+        catch (InvalidLimitException ex) {
+            throw ex;
+        }
+        catch (RuntimeException ex) {
+            // A setting bound to nothing (an empty value in YAML) reaches code that needs it: refuse the rule by
+            // name, never with a NullPointerException.
+            String rule = source.substring(0, source.length() - 1);
+            throw new InvalidLimitException(rule, rule + " cannot be used: a setting is missing or empty ("
+                    + ex.getClass().getSimpleName() + (ex.getMessage() == null ? "" : ": " + ex.getMessage()) + ")");
+        }
+    }
+
+    private static Rule createChecked(String id, RuleProperties settings, String source) {
         PolicyNames.requireValid(source.substring(0, source.length() - 1), id);
         RuleProperties.Match match = settings.getMatch();
         for (String path : match.getPaths()) {
@@ -88,7 +104,14 @@ final class RuleFactory {
     static RuleProperties bind(String id, Map<String, String> spec) {
         String prefix = "ratelimit.rules." + id;
         Map<String, String> qualified = new LinkedHashMap<>();
-        spec.forEach((name, value) -> qualified.put(prefix + "." + name, value));
+        spec.forEach((name, value) -> {
+            if (value == null || value.isBlank()) {
+                // YAML would bind it to null, and null is never a setting: say which one instead of failing later.
+                throw new InvalidLimitException(prefix + "." + name, prefix + "." + name
+                        + " is empty: give it a value or leave it out");
+            }
+            qualified.put(prefix + "." + name, value);
+        });
         try {
             return new Binder(new MapConfigurationPropertySource(qualified))
                     .bindOrCreate(prefix, Bindable.of(RuleProperties.class));

@@ -2,11 +2,18 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuntimeRules;
+import dev.ratelimiter.core.RuntimeRules.Part;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -72,19 +79,17 @@ public final class RuleSync implements SmartLifecycle {
     public void start() {
         running = true;
         refresh().block(STORE_TIMEOUT.plusSeconds(1));
+        // Every announcement and every poll reads the rules and compares them with those in force, by content: a
+        // Redis that lost its data counts versions again from 1, so the same number can stand for other rules.
         subscriptions.add(Flux.defer(store::changes)
-                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
-                .concatMap(version -> version > runtime.version() ? refresh() : Mono.empty())
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
+                        .scheduler(Background.scheduler()))
+                .concatMap(version -> refresh())
                 .subscribe());
-        subscriptions.add(Flux.interval(pollInterval, pollInterval)
+        subscriptions.add(Flux.interval(pollInterval, pollInterval, Background.scheduler())
                 // A poll slower than the interval (a store timing out) skips ticks instead of failing the loop.
                 .onBackpressureDrop()
-                .concatMap(tick -> Mono.defer(store::version).timeout(STORE_TIMEOUT)
-                        .flatMap(version -> version != runtime.version() || status.stale() ? refresh() : Mono.empty())
-                        .onErrorResume(failure -> {
-                            unreachable(failure);
-                            return Mono.empty();
-                        }))
+                .concatMap(tick -> refresh())
                 .subscribe());
     }
 
@@ -92,7 +97,7 @@ public final class RuleSync implements SmartLifecycle {
     public Mono<RuleSet> refresh() {
         // Deferred: a client that cannot connect may throw while the call is assembled, not only when it runs.
         return Mono.defer(store::load)
-                .timeout(STORE_TIMEOUT)
+                .timeout(STORE_TIMEOUT, Background.scheduler())
                 .map(this::apply)
                 .onErrorResume(failure -> {
                     unreachable(failure);
@@ -100,7 +105,13 @@ public final class RuleSync implements SmartLifecycle {
                 });
     }
 
-    private synchronized RuleSet apply(RuntimeRules loaded) {
+    private synchronized RuleSet apply(RuntimeRules stored) {
+        RuntimeRules loaded = withLastGoodOfUnreadableParts(stored);
+        if (!stored.unreadable().isEmpty()) {
+            applyWhatValidates(loaded, new InvalidLimitException("ratelimit.rule-store", "the rule store has parts "
+                    + "it cannot read, their last good version stays in force: " + stored.unreadable().values()));
+            return holder.get();
+        }
         if (loaded.equals(runtime) && status.state() == State.IN_SYNC) {
             return holder.get();
         }
@@ -117,17 +128,59 @@ public final class RuleSync implements SmartLifecycle {
             status = new Status(State.IN_SYNC, loaded.version(), Instant.now(), null);
         }
         catch (InvalidLimitException ex) {
-            // The rules stay at the last good version, but the switches are the store's latest: the last rungs of the
-            // rollback ladder (kill switch, tier enforcement) must work whatever state the rules are in.
-            holder.replace(factory.create(new RuntimeRules(loaded.version(), runtime.specs(), loaded.control())));
-            if (status.state() != State.STORE_INVALID || !ex.getMessage().equals(status.problem())) {
-                logger.error("The rule store holds rules that do not validate (version {}); keeping the rules of "
-                        + "version {} in force, with the store's switches: {}", loaded.version(), runtime.version(),
-                        ex.getMessage());
-            }
-            status = new Status(State.STORE_INVALID, runtime.version(), Instant.now(), ex.getMessage());
+            applyWhatValidates(loaded, ex);
         }
         return holder.get();
+    }
+
+    /** A part the store could not read (another type under its key, see rules_read.lua) keeps its last good copy. */
+    private RuntimeRules withLastGoodOfUnreadableParts(RuntimeRules stored) {
+        if (stored.unreadable().isEmpty()) {
+            return stored;
+        }
+        return new RuntimeRules(stored.version(),
+                stored.unreadable().containsKey(Part.SPECS) ? runtime.specs() : stored.specs(),
+                stored.unreadable().containsKey(Part.CONTROL) ? runtime.control() : stored.control());
+    }
+
+    /**
+     * The store holds rules that do not validate together. Every stored rule that validates on its own is kept, a
+     * broken one keeps its last good version (if this instance saw one) — so an instance started now does not lose
+     * the valid runtime rules — and the switches are the store's latest: the last rungs of the rollback ladder (kill
+     * switch, tier enforcement) must work whatever state the rules are in. Rules that conflict only together fall
+     * back to the last good rules, with the store's switches.
+     */
+    private void applyWhatValidates(RuntimeRules loaded, InvalidLimitException problem) {
+        Map<String, Map<String, String>> usable = new LinkedHashMap<>();
+        List<String> broken = new ArrayList<>();
+        loaded.specs().forEach((id, spec) -> {
+            try {
+                factory.create(new RuntimeRules(loaded.version(), Map.of(id, spec), Map.of()));
+                usable.put(id, spec);
+            }
+            catch (InvalidLimitException alone) {
+                broken.add(id);
+                Map<String, String> lastGood = runtime.specs().get(id);
+                if (lastGood != null) {
+                    usable.put(id, lastGood);
+                }
+            }
+        });
+        RuntimeRules effective = new RuntimeRules(loaded.version(), usable, loaded.control());
+        try {
+            holder.replace(factory.create(effective));
+            runtime = effective;
+        }
+        catch (InvalidLimitException together) {
+            holder.replace(factory.create(new RuntimeRules(loaded.version(), runtime.specs(), loaded.control())));
+        }
+        String reason = problem.getMessage() + (broken.isEmpty() ? "" : " (rules not applied: " + broken + ")");
+        if (status.state() != State.STORE_INVALID || !reason.equals(status.problem())) {
+            logger.error("The rule store holds rules that do not validate (version {}); the rules that do, the last "
+                    + "good version of the others and the store's switches are in force: {}", loaded.version(),
+                    reason);
+        }
+        status = new Status(State.STORE_INVALID, loaded.version(), Instant.now(), reason);
     }
 
     private void unreachable(Throwable failure) {
@@ -145,7 +198,8 @@ public final class RuleSync implements SmartLifecycle {
 
     /** Reads the store's latest rules (not necessarily those in force: they may not validate). */
     RuntimeRules latest() {
-        return Mono.defer(store::load).timeout(STORE_TIMEOUT).block(STORE_TIMEOUT.plusSeconds(1));
+        return Mono.defer(store::load).timeout(STORE_TIMEOUT, Background.scheduler())
+                .block(STORE_TIMEOUT.plusSeconds(1));
     }
 
     /** The rule set in force on this instance. */

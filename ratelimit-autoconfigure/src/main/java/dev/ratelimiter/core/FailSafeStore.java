@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Asks the shared store, but never waits for it longer than {@code timeout}, never retries, and stops asking while
@@ -60,7 +59,7 @@ public final class FailSafeStore implements RateLimitStore {
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
         return Mono.deferContextual(context -> {
-            Scheduler timer = context.getOrDefault(TIMER_SCHEDULER, Schedulers.parallel());
+            Scheduler timer = context.getOrDefault(TIMER_SCHEDULER, Background.scheduler());
             if (!breaker.tryAcquirePermission()) {
                 metrics.storeCall(StoreMetrics.Outcome.REJECTED, Duration.ZERO);
                 return Mono.fromSupplier(() -> decideWithoutStore(checks, null));

@@ -23,11 +23,6 @@ public final class InMemoryRuleStore implements RuleStore {
     }
 
     @Override
-    public synchronized Mono<Long> version() {
-        return Mono.just(rules.version());
-    }
-
-    @Override
     public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
         return change(expectedVersion, specs -> specs.put(id, Map.copyOf(spec)), control -> { });
     }

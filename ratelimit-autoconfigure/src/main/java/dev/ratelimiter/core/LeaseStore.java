@@ -197,7 +197,7 @@ public final class LeaseStore {
         }
         settling = true;
         return client.settle(reports)
-                .timeout(interval.multipliedBy(5))
+                .timeout(interval.multipliedBy(5), Background.scheduler())
                 .map(grants -> {
                     apply(keys, grants, provisionalAtReport, reports);
                     lastSettledNanos = nanoClock.getAsLong();

@@ -21,9 +21,6 @@ public interface RuleStore {
 
     Mono<RuntimeRules> load();
 
-    /** Current version only: the cheap poll. */
-    Mono<Long> version();
-
     /** Adds or replaces a rule if the store is still at {@code expectedVersion}; returns the new version. */
     Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion);
 

@@ -1,18 +1,30 @@
 package dev.ratelimiter.core;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
  * {@code store.type: auto} for runtime rules: kept in this instance's memory until the shared store has first
- * answered, then in the shared store for good. Rules written to memory meanwhile are replaced by the shared store's
- * (which every other instance follows); the move is announced as a change, so the rules in force are reloaded at once.
+ * answered, then in the shared store for good. The move is announced as a change, so the rules in force are reloaded
+ * at once.
+ *
+ * <p>What an operator wrote to memory meanwhile is not simply forgotten. The switches (the kill switch, a tier's
+ * enforcement) are carried into the shared store before the move: an operator who pressed the kill switch while Redis
+ * was unreachable meant it, and losing it the moment Redis came back would turn enforcement on again in the middle of
+ * an incident. Runtime rules are not carried, because the shared store's version of a rule, which every other
+ * instance follows, may be newer than this instance's; they are logged, so that whoever wrote them can post them
+ * again.
  */
 public final class RuleStoreUntilShared implements RuleStore {
+
+    private static final Logger logger = LoggerFactory.getLogger(RuleStoreUntilShared.class);
 
     /** Announced when the store moves: a version above any, so that every listener reloads. */
     static final long MOVED = Long.MAX_VALUE;
@@ -21,6 +33,7 @@ public final class RuleStoreUntilShared implements RuleStore {
     private final RuleStore shared;
     private final BooleanSupplier sharedAnswers;
     private final Sinks.Many<Long> moved = Sinks.many().multicast().directBestEffort();
+    private final AtomicBoolean moving = new AtomicBoolean();
     private volatile boolean onShared;
 
     public RuleStoreUntilShared(RuleStore memory, RuleStore shared, BooleanSupplier sharedAnswers) {
@@ -29,12 +42,43 @@ public final class RuleStoreUntilShared implements RuleStore {
         this.sharedAnswers = sharedAnswers;
     }
 
-    /** Call when the shared store first answers: moves and announces it. */
+    /**
+     * Call when the shared store first answers: carries the switches over, then moves and announces it. Until the
+     * switches are written, memory stays in force; if writing them fails, the move is tried again on the next call.
+     */
     public void sharedAnswered() {
-        if (!onShared && sharedAnswers.getAsBoolean()) {
-            onShared = true;
-            moved.tryEmitNext(MOVED);
+        if (onShared || !sharedAnswers.getAsBoolean() || !moving.compareAndSet(false, true)) {
+            return;
         }
+        memory.load()
+                .flatMap(this::carrySwitches)
+                .subscribe(ignored -> { }, failure -> {
+                    logger.warn("The shared rule store answered, but the switches set in memory could not be written"
+                            + " to it ({}); staying on memory and trying again", failure.toString());
+                    moving.set(false);
+                }, this::move);
+    }
+
+    private Mono<Void> carrySwitches(RuntimeRules inMemory) {
+        if (!inMemory.specs().isEmpty()) {
+            logger.warn("Runtime rules written while the shared rule store was unreachable are not carried into it,"
+                    + " where other instances may hold newer versions; post them again if they are still wanted: {}",
+                    inMemory.specs().keySet());
+        }
+        Map<String, String> switches = inMemory.control();
+        if (switches.isEmpty()) {
+            return Mono.empty();
+        }
+        logger.warn("Carrying switches set while the shared rule store was unreachable into it, for every instance:"
+                + " {}", switches);
+        return Flux.fromIterable(switches.entrySet())
+                .concatMap(entry -> shared.putControl(entry.getKey(), entry.getValue()))
+                .then();
+    }
+
+    private void move() {
+        onShared = true;
+        moved.tryEmitNext(MOVED);
     }
 
     private RuleStore current() {
@@ -47,11 +91,6 @@ public final class RuleStoreUntilShared implements RuleStore {
     @Override
     public Mono<RuntimeRules> load() {
         return Mono.defer(() -> current().load());
-    }
-
-    @Override
-    public Mono<Long> version() {
-        return Mono.defer(() -> current().version());
     }
 
     @Override

@@ -11,15 +11,30 @@ import java.util.Map;
  * {@code match.tiers[0]}) and their values
  * @param control switches: {@value #KILL_SWITCH}, and {@code tier.<name>.enforce}
  */
-public record RuntimeRules(long version, Map<String, Map<String, String>> specs, Map<String, String> control) {
+public record RuntimeRules(long version, Map<String, Map<String, String>> specs, Map<String, String> control,
+        Map<Part, String> unreadable) {
 
     public static final String KILL_SWITCH = "kill-switch";
 
     public static final RuntimeRules EMPTY = new RuntimeRules(0, Map.of(), Map.of());
 
+    /** A part of the store that can be damaged on its own (written by hand, another tool's layout). */
+    public enum Part {
+        SPECS, CONTROL, VERSION
+    }
+
+    /**
+     * @param unreadable the parts the store could not read, and what it found there: a reader keeps its last good
+     * copy of them ({@code specs} and {@code control} are then empty, {@code version} 0)
+     */
     public RuntimeRules {
         specs = Map.copyOf(specs);
         control = Map.copyOf(control);
+        unreadable = Map.copyOf(unreadable);
+    }
+
+    public RuntimeRules(long version, Map<String, Map<String, String>> specs, Map<String, String> control) {
+        this(version, specs, control, Map.of());
     }
 
     public static String enforceKey(String tier) {

@@ -23,7 +23,7 @@ public final class SettleLoop {
     /** Starts the loop; does nothing without a lease store (no local-mode store configured). */
     public synchronized void start() {
         if (loop == null && leases != null) {
-            loop = Flux.interval(interval, interval)
+            loop = Flux.interval(interval, interval, Background.scheduler())
                     .onBackpressureDrop()
                     .concatMap(tick -> leases.settle(), 1)
                     .subscribe();

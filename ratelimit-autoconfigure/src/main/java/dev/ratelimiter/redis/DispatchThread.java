@@ -14,21 +14,18 @@ import org.slf4j.LoggerFactory;
  * <p>Lettuce serializes writers to a connection behind a lock, and holds that lock while it replays its buffer after
  * a reconnect: a command dispatched from a Netty event loop can wait there for as long as the replay takes, or for
  * another event loop in the middle of its own write. Dispatching from one thread of our own keeps every event loop
- * off that lock. It also batches: every task found in the queue is dispatched, then the batch is flushed to the
- * socket at once ({@code afterBatch}), so under load many decisions share one write.
+ * off that lock.
  */
 final class DispatchThread {
 
     private static final Logger logger = LoggerFactory.getLogger(DispatchThread.class);
 
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final Runnable afterBatch;
     private final Thread thread;
     private volatile boolean sleeping;
     private volatile boolean stopped;
 
-    DispatchThread(String name, Runnable afterBatch) {
-        this.afterBatch = afterBatch;
+    DispatchThread(String name) {
         this.thread = new Thread(this::loop, name);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -49,13 +46,12 @@ final class DispatchThread {
 
     private void loop() {
         while (!stopped) {
-            int ran = 0;
+            boolean ran = false;
             for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
                 run(task);
-                ran++;
+                ran = true;
             }
-            if (ran > 0) {
-                run(afterBatch);
+            if (ran) {
                 continue;
             }
             // Announce the sleep before the last look at the queue: a task offered after that look sees it and wakes

@@ -3,6 +3,7 @@ package dev.ratelimiter.redis;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.LiveInstances;
 import io.lettuce.core.ScriptOutputType;
 import reactor.core.Disposable;
@@ -47,7 +48,7 @@ public final class InstanceHeartbeats implements LiveInstances {
     /** Sends a heartbeat now and then every interval, without waiting for any of them. */
     public synchronized void start() {
         if (loop == null) {
-            loop = Flux.interval(Duration.ZERO, interval)
+            loop = Flux.interval(Duration.ZERO, interval, Background.scheduler())
                     .onBackpressureDrop()
                     .concatMap(tick -> beat(false))
                     .subscribe();
@@ -65,9 +66,9 @@ public final class InstanceHeartbeats implements LiveInstances {
 
     private Mono<Long> beat(boolean leave) {
         String ttl = String.valueOf(interval.multipliedBy(3).toMillis());
-        return Mono.fromFuture(() -> redis.<Long>script(LimiterScript.HEARTBEAT, ScriptOutputType.INTEGER, key,
-                        instanceId, ttl, leave ? "1" : "0"), true)
-                .timeout(interval)
+        return Replies.of(() -> redis.<Long>script(LimiterScript.HEARTBEAT, ScriptOutputType.INTEGER, key,
+                        instanceId, ttl, leave ? "1" : "0"))
+                .timeout(interval, Background.scheduler())
                 .doOnNext(alive -> {
                     count = (int) Math.max(1, alive);
                     answered = true;

@@ -53,13 +53,14 @@ public final class LimiterConnection implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(LimiterConnection.class);
     private static final long FIRST_RETRY_MILLIS = 10;
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
     private final Supplier<AbstractRedisClient> client;
     private final String description;
     private final Duration commandTimeout;
     private final Duration maxRetryDelay;
     private final ScheduledExecutorService connector;
-    private final DispatchThread dispatch = new DispatchThread("ratelimit-redis-dispatch", this::flush);
+    private final DispatchThread dispatch = new DispatchThread("ratelimit-redis-dispatch");
     private final List<Runnable> whenConnected = new CopyOnWriteArrayList<>();
     private final Map<String, Set<FluxSink<String>>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
@@ -67,6 +68,7 @@ public final class LimiterConnection implements AutoCloseable {
     private volatile RedisClusterAsyncCommands<String, String> commands;
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
     private volatile boolean closed;
+    private volatile boolean suspended;
     private volatile String lastFailure;
     private int attempts;
     private int pubSubAttempts;
@@ -94,9 +96,45 @@ public final class LimiterConnection implements AutoCloseable {
         });
     }
 
-    /** Starts connecting in the background; returns at once. */
+    /** Starts connecting in the background (again, after {@link #suspend}); returns at once. */
     public void start() {
+        suspended = false;
         submit(this::connect);
+    }
+
+    /**
+     * Closes the connections and opens none until {@link #start} is called again. Called before the application's
+     * Redis client is shut down (on shutdown, or when a context is paused): a connection this class opened, or was
+     * opening, while Lettuce shut its client down could leave that shutdown waiting for ever, and a connection closed
+     * under it by the client would never be replaced. Waits at most {@code wait} for an attempt in progress.
+     */
+    public void suspend(Duration wait) {
+        suspended = true;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        submit(() -> {
+            closeConnections();
+            done.complete(null);
+        });
+        try {
+            done.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            logger.warn("The rate limiter's connection to Redis ({}) did not close within {}", description, wait);
+        }
+    }
+
+    private void closeConnections() {
+        StatefulRedisPubSubConnection<String, String> openPubSub = pubSub;
+        StatefulConnection<String, String> open = connection;
+        commands = null;
+        connection = null;
+        pubSub = null;
+        subscribed.clear();
+        closeQuietly(openPubSub);
+        closeQuietly(open);
     }
 
     /** Whether the connection has been opened (Lettuce may be reconnecting it right now). */
@@ -144,6 +182,26 @@ public final class LimiterConnection implements AutoCloseable {
         return result;
     }
 
+    /**
+     * Runs {@code task} on the dispatch thread, where {@link #scriptHere} may be called: for callers that gather
+     * several commands into one before sending.
+     */
+    void onDispatchThread(Runnable task) {
+        dispatch.submit(task);
+    }
+
+    /** {@link #script}, already on the dispatch thread. */
+    <T> CompletableFuture<T> scriptHere(LimiterScript script, ScriptOutputType type, String[] keys,
+            String[] arguments) {
+        RedisClusterAsyncCommands<String, String> async = commands;
+        if (async == null) {
+            return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        runScript(async, script, type, keys, arguments, result, true);
+        return result;
+    }
+
     private <T> void runScript(RedisClusterAsyncCommands<String, String> async, LimiterScript script,
             ScriptOutputType type, String[] keys, String[] arguments, CompletableFuture<T> result, boolean bySha) {
         try {
@@ -167,31 +225,6 @@ public final class LimiterConnection implements AutoCloseable {
         }
     }
 
-    /** {@code GET key}; fails at once without a connection. */
-    public CompletableFuture<String> get(String key) {
-        RedisClusterAsyncCommands<String, String> async = commands;
-        if (async == null) {
-            return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
-        }
-        CompletableFuture<String> result = new CompletableFuture<>();
-        dispatch.submit(() -> {
-            try {
-                async.get(key).whenComplete((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    }
-                    else {
-                        result.completeExceptionally(unwrap(failure));
-                    }
-                });
-            }
-            catch (RuntimeException ex) {
-                result.completeExceptionally(ex);
-            }
-        });
-        return result;
-    }
-
     /**
      * Messages published on {@code channel}, for as long as the flux is subscribed. The subscription is made on a
      * pub/sub connection of its own, opened in the background once the main connection is open, and renewed by
@@ -206,26 +239,17 @@ public final class LimiterConnection implements AutoCloseable {
         });
     }
 
-    /** Writes what the dispatch thread has queued in Lettuce to the socket, in one write. */
-    private void flush() {
-        StatefulConnection<String, String> open = connection;
-        if (open != null) {
-            open.flushCommands();
-        }
-    }
-
     @Override
     public void close() {
         closed = true;
         dispatch.stop();
         connector.shutdownNow();
-        closeQuietly(pubSub);
-        closeQuietly(connection);
+        closeConnections();
         listeners.values().forEach(sinks -> sinks.forEach(FluxSink::complete));
     }
 
     private void connect() {
-        if (closed || connection != null) {
+        if (closed || suspended || connection != null) {
             return;
         }
         try {
@@ -233,8 +257,9 @@ public final class LimiterConnection implements AutoCloseable {
             if (opened.getTimeout() == null || opened.getTimeout().compareTo(commandTimeout) > 0) {
                 opened.setTimeout(commandTimeout);
             }
-            // Written in batches by the dispatch thread, flushed once per batch.
-            opened.setAutoFlushCommands(false);
+            // Flushed by Lettuce as each command is written: with flushing left to the dispatch thread, commands
+            // Lettuce writes by itself (to a cluster node still connecting, after a MOVED redirect, after a reconnect)
+            // would wait for the next command of ours. Decisions that arrive together share one command anyway.
             connection = opened;
             commands = opened instanceof StatefulRedisClusterConnection<String, String> cluster ? cluster.async()
                     : ((StatefulRedisConnection<String, String>) opened).async();
@@ -269,7 +294,7 @@ public final class LimiterConnection implements AutoCloseable {
     }
 
     private void connectPubSub() {
-        if (closed || connection == null || listeners.isEmpty()) {
+        if (closed || suspended || connection == null || listeners.isEmpty()) {
             return;
         }
         try {
@@ -311,7 +336,7 @@ public final class LimiterConnection implements AutoCloseable {
     }
 
     private void retry(Runnable task, int attempt) {
-        if (closed) {
+        if (closed || suspended) {
             return;
         }
         long delay = Math.min(maxRetryDelay.toMillis(), FIRST_RETRY_MILLIS << Math.min(attempt, 20));
@@ -345,13 +370,17 @@ public final class LimiterConnection implements AutoCloseable {
         }
     }
 
+    /** Closes without waiting past {@link #CLOSE_WAIT}: Lettuce's own {@code close()} waits for ever. */
     private static void closeQuietly(StatefulConnection<?, ?> open) {
         if (open != null) {
             try {
-                open.close();
+                open.closeAsync().get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             }
-            catch (RuntimeException ignored) {
-                // closing anyway
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            catch (Exception ignored) {
+                // closing anyway; what Lettuce has not closed by now it closes with its client
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.ratelimiter.redis;
 
 import java.time.Duration;
 
+import dev.ratelimiter.core.Background;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -28,12 +29,14 @@ public final class PermitRenewal {
 
     public synchronized void start() {
         if (loop == null) {
-            loop = Flux.interval(tick, tick)
+            loop = Flux.interval(tick, tick, Background.scheduler())
                     .onBackpressureDrop()
-                    .concatMap(t -> permits.renewDue().timeout(tick.multipliedBy(4)).onErrorResume(failure -> {
-                        logger.debug("Permit renewal failed; retrying at the next tick: {}", failure.toString());
-                        return Mono.just(0L);
-                    }), 1)
+                    .concatMap(t -> permits.renewDue().timeout(tick.multipliedBy(4), Background.scheduler())
+                            .onErrorResume(failure -> {
+                                logger.debug("Permit renewal failed; retrying at the next tick: {}",
+                                        failure.toString());
+                                return Mono.just(0L);
+                            }), 1)
                     .subscribe();
         }
     }

@@ -96,7 +96,7 @@ public final class RedisPermits implements RequestPermits.Owner {
         if (due.isEmpty()) {
             return Mono.just(0L);
         }
-        return Mono.fromFuture(run("renew", due).thenApply(results -> {
+        return Replies.of(run("renew", due).thenApply(results -> {
             long stillHeld = 0;
             for (Map.Entry<Held, Boolean> result : results.entrySet()) {
                 if (result.getValue()) {
@@ -108,7 +108,7 @@ public final class RedisPermits implements RequestPermits.Owner {
                 }
             }
             return stillHeld;
-        }), true);
+        }));
     }
 
     /** Permits this instance holds in Redis for requests still running (renewed while they run). */

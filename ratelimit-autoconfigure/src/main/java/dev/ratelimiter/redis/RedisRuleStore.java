@@ -1,5 +1,6 @@
 package dev.ratelimiter.redis;
 
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,7 @@ import java.util.Map;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuleStore.StaleVersionException;
 import dev.ratelimiter.core.RuntimeRules;
+import dev.ratelimiter.core.RuntimeRules.Part;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import reactor.core.publisher.Flux;
@@ -33,13 +35,8 @@ public final class RedisRuleStore implements RuleStore {
 
     @Override
     public Mono<RuntimeRules> load() {
-        return Mono.fromFuture(() -> redis.<List<Object>>script(LimiterScript.RULES_READ, ScriptOutputType.MULTI,
-                keys), true).map(RedisRuleStore::toRules);
-    }
-
-    @Override
-    public Mono<Long> version() {
-        return Mono.fromFuture(() -> redis.get(keys[2]), true).map(Long::parseLong).defaultIfEmpty(0L);
+        return Replies.of(() -> redis.<List<Object>>script(LimiterScript.RULES_READ, ScriptOutputType.MULTI,
+                keys)).map(this::toRules);
     }
 
     @Override
@@ -63,8 +60,8 @@ public final class RedisRuleStore implements RuleStore {
     }
 
     private Mono<Long> write(String operation, String field, String value, long expectedVersion) {
-        return Mono.fromFuture(() -> redis.<Long>script(LimiterScript.RULES_WRITE, ScriptOutputType.INTEGER, keys,
-                operation, field, value, channel, String.valueOf(expectedVersion)), true)
+        return Replies.of(() -> redis.<Long>script(LimiterScript.RULES_WRITE, ScriptOutputType.INTEGER, keys,
+                operation, field, value, channel, String.valueOf(expectedVersion)))
                 .onErrorMap(RedisCommandExecutionException.class, failure -> stale(failure, expectedVersion));
     }
 
@@ -79,7 +76,7 @@ public final class RedisRuleStore implements RuleStore {
 
     /** The script's reply: version, spec pairs, switch pairs. */
     @SuppressWarnings("unchecked")
-    private static RuntimeRules toRules(List<?> parts) {
+    private RuntimeRules toRules(List<?> parts) {
         long version = Long.parseLong(String.valueOf(parts.get(0)));
         Map<String, Map<String, String>> specs = new LinkedHashMap<>();
         List<Object> specPairs = (List<Object>) parts.get(1);
@@ -91,6 +88,16 @@ public final class RedisRuleStore implements RuleStore {
         for (int i = 0; i + 1 < controlPairs.size(); i += 2) {
             control.put(String.valueOf(controlPairs.get(i)), String.valueOf(controlPairs.get(i + 1)));
         }
-        return new RuntimeRules(version, specs, control);
+        Map<Part, String> unreadable = new EnumMap<>(Part.class);
+        List<Object> damaged = parts.size() > 3 ? (List<Object>) parts.get(3) : List.of();
+        for (int i = 0; i + 1 < damaged.size(); i += 2) {
+            String key = String.valueOf(damaged.get(i));
+            unreadable.put(partOf(key), key + " holds " + damaged.get(i + 1));
+        }
+        return new RuntimeRules(version, specs, control, unreadable);
+    }
+
+    private Part partOf(String key) {
+        return key.equals(keys[0]) ? Part.SPECS : key.equals(keys[1]) ? Part.CONTROL : Part.VERSION;
     }
 }

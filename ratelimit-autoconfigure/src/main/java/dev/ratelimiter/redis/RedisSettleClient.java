@@ -38,7 +38,7 @@ public final class RedisSettleClient implements SettleClient {
 
     @Override
     public Mono<List<Grant>> settle(List<Report> reports) {
-        return Mono.fromFuture(() -> settleAll(reports), true);
+        return Replies.of(() -> settleAll(reports));
     }
 
     private CompletableFuture<List<Grant>> settleAll(List<Report> reports) {

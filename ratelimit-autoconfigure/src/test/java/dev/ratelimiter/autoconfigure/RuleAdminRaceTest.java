@@ -158,11 +158,6 @@ class RuleAdminRaceTest {
         }
 
         @Override
-        public Mono<Long> version() {
-            return delegate.version();
-        }
-
-        @Override
         public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
             return delegate.putRule(id, spec, expectedVersion);
         }

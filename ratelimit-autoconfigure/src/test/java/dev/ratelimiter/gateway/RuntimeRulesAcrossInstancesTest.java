@@ -1,7 +1,6 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
@@ -10,7 +9,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -45,8 +43,8 @@ class RuntimeRulesAcrossInstancesTest {
 
     @Test
     void aRaisedCustomerLimitReachesEveryInstanceAndNobodyElseAndOutlivesTheStore() throws Exception {
-        WebTestClient a = client(first);
-        WebTestClient b = client(second);
+        WebTestClient a = GatewayInstance.client(first);
+        WebTestClient b = GatewayInstance.client(second);
         assertThat(limitSeenBy(b, "acme-key")).isEqualTo("5");
 
         a.post().uri("/actuator/ratelimit/acme-boost").contentType(MediaType.APPLICATION_JSON)
@@ -95,20 +93,10 @@ class RuntimeRulesAcrossInstancesTest {
         return String.valueOf(((Map<?, ?>) body.get("ruleStore")).get("state"));
     }
 
-    private static WebTestClient client(ConfigurableApplicationContext context) {
-        String port = context.getEnvironment().getProperty("local.server.port");
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
-                .build();
-    }
-
     private static ConfigurableApplicationContext start() {
-        List<String> properties = List.of("server.port=0",
-                "spring.data.redis.url=" + redis.url(),
+        return GatewayInstance.start(redis.url(), upstream.uri(),
                 "management.endpoints.web.exposure.include=health,ratelimit",
                 "management.endpoint.health.show-details=always",
-                "spring.cloud.gateway.server.webflux.routes[0].id=api",
-                "spring.cloud.gateway.server.webflux.routes[0].uri=" + upstream.uri(),
-                "spring.cloud.gateway.server.webflux.routes[0].predicates[0]=Path=/api/**",
                 "ratelimit.store.type=redis",
                 "ratelimit.store.timeout=1s",
                 "ratelimit.rule-store.poll-interval=1s",
@@ -116,8 +104,5 @@ class RuntimeRulesAcrossInstancesTest {
                 "ratelimit.tiers.free.limits.default.capacity=5",
                 "ratelimit.tiers.free.limits.default.refill-tokens=5",
                 "ratelimit.tiers.free.limits.default.refill-period=1h");
-        return new SpringApplicationBuilder(TestGatewayApplication.class)
-                .properties(properties.toArray(String[]::new))
-                .run();
     }
 }

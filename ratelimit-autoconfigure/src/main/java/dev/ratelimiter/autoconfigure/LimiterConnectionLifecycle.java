@@ -1,0 +1,52 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+
+import dev.ratelimiter.redis.LimiterConnection;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Closes the limiter's own Redis connection before the application's {@code LettuceConnectionFactory} (phase 0) shuts
+ * its Lettuce client down, and opens it again when the context starts again (a paused test context, a restart).
+ *
+ * <p>Without it the client's shutdown would close our connection under us, possibly while our background connector
+ * was opening a new one on that client: Lettuce then waits for ever for the half-open connection to close, and the
+ * application never finishes stopping. Stopped after the web server (which stops taking requests first), so no
+ * request is still deciding.
+ */
+final class LimiterConnectionLifecycle implements SmartLifecycle {
+
+    /** Above {@code LettuceConnectionFactory}'s phase 0 (stopped later), below the web server's (stopped earlier). */
+    static final int PHASE = 1_000;
+
+    private static final Duration STOP_WAIT = Duration.ofSeconds(3);
+
+    private final LimiterConnection connection;
+    private volatile boolean running;
+
+    LimiterConnectionLifecycle(LimiterConnection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    public void start() {
+        connection.start();
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        connection.suspend(STOP_WAIT);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuleStoreUntilShared;
+import dev.ratelimiter.core.RuntimeRules;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code store.type: auto}: what an operator set while Redis was unreachable (and was told "in force on this
+ * instance") survives the move to Redis. The shared store is played by an in-memory store behind the
+ * {@link RuleStore} interface, which is all {@link RuleStoreUntilShared} sees; a real Redis is covered by
+ * {@code RuleStoreFaultsIntegrationTest}.
+ */
+class AutoModeSwitchCarryTest {
+
+    private final AtomicBoolean redisAnswers = new AtomicBoolean();
+    private final AtomicBoolean redisRefusesWrites = new AtomicBoolean();
+    private final InMemoryRuleStore redis = new InMemoryRuleStore();
+    private final RuleStore shared = new WritesMayFail(redis, redisRefusesWrites::get);
+    private final RuleStoreUntilShared store = new RuleStoreUntilShared(new InMemoryRuleStore(), shared,
+            redisAnswers::get);
+    private final RuleSetFactory factory = new RuleSetFactory(new RateLimitProperties());
+    private final RuleSetHolder holder = new RuleSetHolder(factory.configured());
+    private final RuleSync sync = new RuleSync(store, factory, holder, Duration.ofMillis(50));
+    private final RuleAdmin admin = new RuleAdmin(store, sync, factory);
+
+    @AfterEach
+    void stop() {
+        sync.stop();
+    }
+
+    @Test
+    void aKillSwitchPulledBeforeRedisAnsweredIsStillInForceAndSharedOnceItDoes() {
+        sync.start();
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).status()).isEqualTo(200);
+        assertThat(holder.get().killSwitch()).isTrue();
+
+        redisAnswers.set(true);
+        store.sharedAnswered();
+
+        awaitUntil(() -> stored(redis).control().containsKey(RuntimeRules.KILL_SWITCH));
+        assertThat(stored(redis).control()).containsEntry(RuntimeRules.KILL_SWITCH, "true");
+        // The move is announced after the switch is written; the reload it causes finds the switch on in Redis.
+        sync.refresh().block(Duration.ofSeconds(5));
+        assertThat(holder.get().killSwitch()).as("the kill switch the operator was told is in force").isTrue();
+        // From now on, writes go to Redis, where every instance reads them.
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, false).status()).isEqualTo(200);
+        assertThat(stored(redis).control()).containsEntry(RuntimeRules.KILL_SWITCH, "false");
+        assertThat(holder.get().killSwitch()).isFalse();
+    }
+
+    @Test
+    void whileRedisRefusesTheCarriedSwitchesMemoryStaysInForceAndTheMoveIsTriedAgain() {
+        sync.start();
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).status()).isEqualTo(200);
+        redisAnswers.set(true);
+        redisRefusesWrites.set(true);
+
+        store.sharedAnswered();
+        sync.refresh().block(Duration.ofSeconds(5));
+        assertThat(holder.get().killSwitch()).as("still on memory, where the switch is on").isTrue();
+        assertThat(stored(redis).control()).isEmpty();
+
+        redisRefusesWrites.set(false);
+        store.sharedAnswered();
+        awaitUntil(() -> "true".equals(stored(redis).control().get(RuntimeRules.KILL_SWITCH)));
+        sync.refresh().block(Duration.ofSeconds(5));
+        assertThat(holder.get().killSwitch()).isTrue();
+    }
+
+    @Test
+    void runtimeRulesWrittenToMemoryAreNotPushedOverTheSharedStoresOwn() {
+        sync.start();
+        Map<String, Object> mine = Map.of("capacity", 5, "refill-tokens", 5, "refill-period", "1s",
+                "match.api-keys[0]", "mine");
+        assertThat(admin.put("mine", mine).status()).isEqualTo(200);
+        redis.putRule("theirs", Map.of("capacity", "9", "refill-tokens", "9", "refill-period", "1s",
+                "match.api-keys[0]", "theirs"), RuleStore.ANY_VERSION).block();
+
+        redisAnswers.set(true);
+        store.sharedAnswered();
+        awaitUntil(() -> holder.get().rules().containsKey("theirs"));
+
+        assertThat(stored(redis).specs()).containsOnlyKeys("theirs");
+        assertThat(holder.get().rules()).doesNotContainKey("mine").containsKey("theirs");
+    }
+
+    private static RuntimeRules stored(RuleStore store) {
+        return store.load().block(Duration.ofSeconds(5));
+    }
+
+    private void awaitUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 5 s for the move to Redis").isLessThan(deadline);
+            sync.refresh().block(Duration.ofSeconds(5));
+            Thread.onSpinWait();
+        }
+    }
+
+    /** A shared store whose writes can be made to fail, as a Redis that answers PING but refuses writes. */
+    private record WritesMayFail(RuleStore delegate, BooleanSupplier refuse) implements RuleStore {
+
+        @Override
+        public Mono<RuntimeRules> load() {
+            return delegate.load();
+        }
+
+        @Override
+        public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
+            return refused().switchIfEmpty(delegate.putRule(id, spec, expectedVersion));
+        }
+
+        @Override
+        public Mono<Long> deleteRule(String id, long expectedVersion) {
+            return refused().switchIfEmpty(delegate.deleteRule(id, expectedVersion));
+        }
+
+        @Override
+        public Mono<Long> putControl(String name, String value) {
+            return refused().switchIfEmpty(delegate.putControl(name, value));
+        }
+
+        @Override
+        public Flux<Long> changes() {
+            return delegate.changes();
+        }
+
+        private Mono<Long> refused() {
+            return Mono.defer(() -> refuse.getAsBoolean()
+                    ? Mono.error(new IllegalStateException("READONLY You can't write against a read only replica"))
+                    : Mono.empty());
+        }
+    }
+}

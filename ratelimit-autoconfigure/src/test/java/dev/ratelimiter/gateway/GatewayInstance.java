@@ -1,0 +1,37 @@
+package dev.ratelimiter.gateway;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** A test gateway started by hand, for tests that run several instances or drive one's lifecycle themselves. */
+final class GatewayInstance {
+
+    private GatewayInstance() {
+    }
+
+    /**
+     * Starts the test gateway on a free port with one route {@code /api/**} to {@code upstream}, Redis at
+     * {@code redisUrl}, and the given properties on top.
+     */
+    static ConfigurableApplicationContext start(String redisUrl, String upstream, String... properties) {
+        List<String> all = new ArrayList<>(List.of("server.port=0",
+                "spring.data.redis.url=" + redisUrl,
+                "spring.cloud.gateway.server.webflux.routes[0].id=api",
+                "spring.cloud.gateway.server.webflux.routes[0].uri=" + upstream,
+                "spring.cloud.gateway.server.webflux.routes[0].predicates[0]=Path=/api/**"));
+        all.addAll(List.of(properties));
+        return new SpringApplicationBuilder(TestGatewayApplication.class).properties(all.toArray(String[]::new)).run();
+    }
+
+    /** A client of the instance's web server, on the port it listens on now (it changes when it is restarted). */
+    static WebTestClient client(ConfigurableApplicationContext context) {
+        String port = context.getEnvironment().getProperty("local.server.port");
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
+                .build();
+    }
+}
