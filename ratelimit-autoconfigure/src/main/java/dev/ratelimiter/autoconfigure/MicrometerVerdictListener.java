@@ -27,7 +27,11 @@ final class MicrometerVerdictListener implements VerdictListener {
     private static final double NEAR_LIMIT = 0.2;
 
     private final MeterRegistry registry;
-    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
+    private final Map<DecisionKey, Counter> decisions = new ConcurrentHashMap<>();
+
+    /** What a decision counter is per; a small key rather than a joined string, hashed from its parts' own hashes. */
+    private record DecisionKey(String outcome, String rule, String routeClass, String tier) {
+    }
 
     MicrometerVerdictListener(MeterRegistry registry) {
         this.registry = registry;
@@ -60,7 +64,11 @@ final class MicrometerVerdictListener implements VerdictListener {
     private Counter decisions(String outcome, String rule, String routeClass, String tier) {
         String routeClassTag = routeClass == null ? "none" : routeClass;
         String tierTag = tier == null ? "none" : tier;
-        String key = outcome + '\0' + rule + '\0' + routeClassTag + '\0' + tierTag;
+        DecisionKey key = new DecisionKey(outcome, rule, routeClassTag, tierTag);
+        Counter counter = decisions.get(key);
+        if (counter != null) {
+            return counter;
+        }
         return decisions.computeIfAbsent(key, k -> Counter.builder("ratelimit.decisions")
                 .description("Rate-limit decisions by outcome, limiting rule, route class and tier")
                 .tags("outcome", outcome, "rule", rule, "route_class", routeClassTag, "tier", tierTag)

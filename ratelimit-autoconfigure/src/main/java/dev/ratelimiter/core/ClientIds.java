@@ -6,6 +6,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
 /**
  * Turns a raw client identity (an API key as sent) into a fixed-length, charset-safe id.
  *
@@ -25,10 +28,27 @@ public final class ClientIds {
         }
     });
 
+    /**
+     * Recent identities and their ids: a request asks for its client's id several times (each rule's bucket, the
+     * decision event), and a hash costs more than a look-up. Bounded by size in characters (a header may be kilobytes
+     * long), so rotating junk keys only churn it.
+     */
+    private static final Cache<String, String> recent = Caffeine.newBuilder().maximumWeight(8L << 20)
+            .<String, String>weigher((identity, id) -> identity.length() + 64).build();
+
     private ClientIds() {
     }
 
     public static String of(String rawIdentity) {
+        String id = recent.getIfPresent(rawIdentity);
+        if (id == null) {
+            id = hash(rawIdentity);
+            recent.put(rawIdentity, id);
+        }
+        return id;
+    }
+
+    private static String hash(String rawIdentity) {
         byte[] digest = SHA_256.get().digest(rawIdentity.getBytes(StandardCharsets.UTF_8));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
     }

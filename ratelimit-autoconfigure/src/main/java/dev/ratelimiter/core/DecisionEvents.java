@@ -3,7 +3,6 @@ package dev.ratelimiter.core;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Turns verdicts (and shed requests) into {@link DecisionEvent}s and hands them to an {@link EventQueue}. Runs on
@@ -43,8 +42,8 @@ public final class DecisionEvents implements VerdictListener {
         }
         RuleOutcome limiting = verdict.limiting().orElse(null);
         return new DecisionEvent(clock.instant(), client(request), request.tier(), request.routeId(),
-                request.routeClass(), verdictOf(verdict), verdict.reason().name().toLowerCase(Locale.ROOT),
-                verdict.source().name().toLowerCase(Locale.ROOT), limiting == null ? null : limiting.rule().id(),
+                request.routeClass(), verdictOf(verdict), verdict.reason().label(),
+                verdict.source().label(), limiting == null ? null : limiting.rule().id(),
                 limiting == null ? -1 : limiting.rule().limit().quota(), limiting == null ? -1 : limiting.remaining(),
                 rules, null, null, instance, region);
     }

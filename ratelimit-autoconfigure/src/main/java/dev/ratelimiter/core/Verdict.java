@@ -1,19 +1,15 @@
 package dev.ratelimiter.core;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The decision on one request: allowed unless an enforced rule denied it, with every rule's outcome.
- *
- * @param allowed whether the request may proceed
- * @param outcomes one per applicable rule, shadow rules included
- * @param source where it was decided
- * @param reason why, when no rule was consulted
+ * The decision on one request: allowed unless an enforced rule denied it, with every rule's outcome. Immutable; the
+ * outcome reported to the client ({@link #limiting()}) is worked out once, when the verdict is made, because the
+ * headers, the metrics and the decision event all ask for it.
  */
-public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source, Reason reason) {
+public final class Verdict {
 
     /** Where a verdict was made. */
     public enum Source {
@@ -24,7 +20,14 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
         /** This instance's memory because the store could not answer in time: each rule by its failure mode. */
         FALLBACK,
         /** No store was asked. */
-        NONE
+        NONE;
+
+        private final String label = name().toLowerCase(java.util.Locale.ROOT);
+
+        /** Lower-case name, for events and logs. */
+        public String label() {
+            return label;
+        }
     }
 
     /** Why a request was allowed without consulting any rule. */
@@ -36,16 +39,55 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
         /** The global kill switch hard-allows every request. */
         KILL_SWITCH,
         /** The store could not answer and a rule that fails closed applies: the request is refused with 503. */
-        STORE_UNAVAILABLE
+        STORE_UNAVAILABLE;
+
+        private final String label = name().toLowerCase(java.util.Locale.ROOT);
+
+        /** Lower-case name, for events and logs. */
+        public String label() {
+            return label;
+        }
     }
 
-    public Verdict {
-        outcomes = List.copyOf(outcomes);
+    private static final Verdict[] UNLIMITED = new Verdict[Reason.values().length];
+
+    static {
+        for (Reason reason : Reason.values()) {
+            UNLIMITED[reason.ordinal()] = new Verdict(true, List.of(), Source.NONE, reason);
+        }
+    }
+
+    private final boolean allowed;
+    private final List<RuleOutcome> outcomes;
+    private final Source source;
+    private final Reason reason;
+    private final List<RuleOutcome> enforced;
+    private final RuleOutcome limiting;
+
+    /**
+     * @param allowed whether the request may proceed
+     * @param outcomes one per applicable rule, shadow rules included
+     * @param source where it was decided
+     * @param reason why, when no rule was consulted
+     */
+    public Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source, Reason reason) {
+        this.allowed = allowed;
+        this.outcomes = List.copyOf(outcomes);
+        this.source = source;
+        this.reason = reason;
+        this.enforced = enforcedOf(this.outcomes);
+        this.limiting = limitingOf(allowed, enforced);
     }
 
     public static Verdict evaluated(List<RuleOutcome> outcomes, Source source) {
-        return new Verdict(outcomes.stream().noneMatch(RuleOutcome::enforcedDenial), outcomes, source,
-                Reason.EVALUATED);
+        boolean allowed = true;
+        for (RuleOutcome outcome : outcomes) {
+            if (outcome.enforcedDenial()) {
+                allowed = false;
+                break;
+            }
+        }
+        return new Verdict(allowed, outcomes, source, Reason.EVALUATED);
     }
 
     /** Refused because a rule that fails closed could not be checked; {@code outcomes} hold those rules. */
@@ -54,7 +96,23 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
     }
 
     public static Verdict unlimited(Reason reason) {
-        return new Verdict(true, List.of(), Source.NONE, reason);
+        return UNLIMITED[reason.ordinal()];
+    }
+
+    public boolean allowed() {
+        return allowed;
+    }
+
+    public List<RuleOutcome> outcomes() {
+        return outcomes;
+    }
+
+    public Source source() {
+        return source;
+    }
+
+    public Reason reason() {
+        return reason;
     }
 
     /**
@@ -62,12 +120,7 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
      * allowed, the enforced rule with the smallest share of its quota left. Empty when only shadow rules applied.
      */
     public Optional<RuleOutcome> limiting() {
-        List<RuleOutcome> enforced = enforced();
-        if (!allowed) {
-            return enforced.stream().filter(RuleOutcome::enforcedDenial)
-                    .max(Comparator.comparing(RuleOutcome::retryAfter));
-        }
-        return enforced.stream().min(Comparator.comparingDouble(o -> (double) o.remaining() / o.rule().limit().quota()));
+        return Optional.ofNullable(limiting);
     }
 
     /** Concurrency checks whose permit this verdict took: all of them that allowed, if the request is allowed. */
@@ -89,11 +142,55 @@ public record Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source
 
     /** Outcomes of enforced checks, which clients are told about. */
     public List<RuleOutcome> enforced() {
-        return outcomes.stream().filter(o -> !o.check().shadow()).toList();
+        return enforced;
     }
 
     /** Outcomes of shadow checks that would have denied. */
     public List<RuleOutcome> shadowDenials() {
-        return outcomes.stream().filter(RuleOutcome::shadowDenial).toList();
+        List<RuleOutcome> denials = List.of();
+        for (RuleOutcome outcome : outcomes) {
+            if (outcome.shadowDenial()) {
+                if (denials.isEmpty()) {
+                    denials = new ArrayList<>(1);
+                }
+                denials.add(outcome);
+            }
+        }
+        return denials;
+    }
+
+    private static List<RuleOutcome> enforcedOf(List<RuleOutcome> outcomes) {
+        for (RuleOutcome outcome : outcomes) {
+            if (outcome.check().shadow()) {
+                // Some are in shadow: the enforced ones in a list of their own (rare).
+                return outcomes.stream().filter(o -> !o.check().shadow()).toList();
+            }
+        }
+        return outcomes;
+    }
+
+    private static RuleOutcome limitingOf(boolean allowed, List<RuleOutcome> enforced) {
+        RuleOutcome best = null;
+        for (RuleOutcome outcome : enforced) {
+            if (!allowed) {
+                if (outcome.enforcedDenial() && (best == null || outcome.retryAfter().compareTo(best.retryAfter()) > 0)) {
+                    best = outcome;
+                }
+            }
+            else if (best == null || share(outcome) < share(best)) {
+                best = outcome;
+            }
+        }
+        return best;
+    }
+
+    private static double share(RuleOutcome outcome) {
+        return (double) outcome.remaining() / outcome.rule().limit().quota();
+    }
+
+    @Override
+    public String toString() {
+        return "Verdict[allowed=" + allowed + ", source=" + source + ", reason=" + reason + ", outcomes=" + outcomes
+                + "]";
     }
 }

@@ -1,10 +1,13 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Duration;
-import java.util.stream.Collectors;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.Verdict;
 import org.springframework.http.HttpHeaders;
@@ -33,28 +36,55 @@ public final class RateLimitHeaders {
     private RateLimitHeaders() {
     }
 
+    /** Each rule's policy item, made once per rule: by id, checked against the rule object (rules are replaced). */
+    private static final Map<String, Object[]> policyItems = new ConcurrentHashMap<>();
+
     public static void write(HttpHeaders headers, Verdict verdict, long nowEpochSeconds) {
-        verdict.limiting().ifPresent(limiting -> {
-            long resetSeconds = ceilSeconds(limiting.resetAfter());
-            headers.set(LIMIT, String.valueOf(limiting.rule().limit().quota()));
-            headers.set(REMAINING, String.valueOf(limiting.remaining()));
-            headers.set(RESET, String.valueOf(nowEpochSeconds + resetSeconds));
-            headers.set(POLICY, verdict.enforced().stream().map(RateLimitHeaders::policyItem)
-                    .collect(Collectors.joining(", ")));
-            headers.set(RATE_LIMIT, "\"" + limiting.rule().id() + "\";r=" + limiting.remaining() + ";t=" + resetSeconds);
-            if (!verdict.allowed()) {
-                headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds(limiting)));
-            }
-        });
+        RuleOutcome limiting = verdict.limiting().orElse(null);
+        if (limiting == null) {
+            return;
+        }
+        long resetSeconds = ceilSeconds(limiting.resetAfter());
+        headers.set(LIMIT, Long.toString(limiting.rule().limit().quota()));
+        headers.set(REMAINING, Long.toString(limiting.remaining()));
+        headers.set(RESET, Long.toString(nowEpochSeconds + resetSeconds));
+        headers.set(POLICY, policy(verdict.enforced()));
+        headers.set(RATE_LIMIT, "\"" + limiting.rule().id() + "\";r=" + limiting.remaining() + ";t=" + resetSeconds);
+        if (!verdict.allowed()) {
+            headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(limiting)));
+        }
     }
 
-    private static String policyItem(RuleOutcome outcome) {
-        Limit limit = outcome.rule().limit();
+    private static String policy(List<RuleOutcome> enforced) {
+        if (enforced.size() == 1) {
+            return policyItem(enforced.get(0).rule());
+        }
+        StringBuilder policy = new StringBuilder();
+        for (RuleOutcome outcome : enforced) {
+            if (!policy.isEmpty()) {
+                policy.append(", ");
+            }
+            policy.append(policyItem(outcome.rule()));
+        }
+        return policy.toString();
+    }
+
+    private static String policyItem(Rule rule) {
+        Object[] cached = policyItems.get(rule.id());
+        if (cached == null || cached[0] != rule) {
+            cached = new Object[] { rule, describe(rule) };
+            policyItems.put(rule.id(), cached);
+        }
+        return (String) cached[1];
+    }
+
+    private static String describe(Rule rule) {
+        Limit limit = rule.limit();
         if (limit instanceof ConcurrencyLimit) {
             // In progress at once: there is no window to state.
-            return "\"" + outcome.rule().id() + "\";q=" + limit.quota();
+            return "\"" + rule.id() + "\";q=" + limit.quota();
         }
-        return "\"" + outcome.rule().id() + "\";q=" + limit.quota() + ";w=" + Math.max(1, ceilSeconds(limit.window()));
+        return "\"" + rule.id() + "\";q=" + limit.quota() + ";w=" + Math.max(1, ceilSeconds(limit.window()));
     }
 
     /** Whole seconds a denied client should wait: rounded up, at least 1 (0 would invite an immediate retry). */

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
@@ -15,11 +16,11 @@ import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
-import io.lettuce.core.ScriptOutputType;
 import reactor.core.publisher.Mono;
 
 /**
- * Buckets in Redis: every check of a request in one {@link LimiterScript#RATE_LIMIT} call, one round trip, atomic.
+ * Buckets in Redis: every check of a request in one {@link LimiterScript#RATE_LIMIT} call, one round trip, atomic —
+ * shared with the other requests waiting at that moment ({@link DecisionBatcher}), each still all or nothing.
  *
  * <p>On Redis Cluster one script may only touch keys of one slot. With {@code splitBySlot}, checks are grouped by
  * their partition (hash tag) and each group is sent as its own script call, all at once: still one round trip of
@@ -37,22 +38,60 @@ public final class RedisRateLimitStore implements RateLimitStore {
     /** Extra lifetime of a key beyond its state lifetime, so a key is not dropped a moment too early. */
     static final long TTL_SLACK_MILLIS = 1_000;
 
+    private static final String[] SMALL_NUMBERS = new String[64];
+
+    static {
+        for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+            SMALL_NUMBERS[i] = Integer.toString(i);
+        }
+    }
+
     private final LimiterConnection redis;
     private final RedisKeys keys;
     private final boolean splitBySlot;
     private final RedisPermits permits;
+    private final Map<Limit, String[]> limitArguments = new ConcurrentHashMap<>();
+    private final DecisionBatcher batcher;
 
     public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
         this.redis = redis;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
+        this.batcher = new DecisionBatcher(redis, splitBySlot);
     }
 
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
-        // suppressCancel: a caller that stops waiting must not cancel the command, whose reply reports the permits.
-        return Mono.fromFuture(decide(checks), true);
+        // A caller that stops waiting must not cancel the command: its reply reports the permits it took.
+        return Replies.of(decide(checks));
+    }
+
+    private static String number(int value) {
+        return value >= 0 && value < SMALL_NUMBERS.length ? SMALL_NUMBERS[value] : Integer.toString(value);
+    }
+
+    /** A limit's three script arguments (kind and two numbers), formatted once: formatting a double costs. */
+    private String[] argumentsOf(Limit limit) {
+        String[] formatted = limitArguments.get(limit);
+        if (formatted == null) {
+            if (limit instanceof TokenBucketLimit bucket) {
+                formatted = new String[] { "t", Long.toString(bucket.capacity()),
+                        Double.toString(bucket.tokensPerSecond()) };
+            }
+            else if (limit instanceof SlidingWindowLimit window) {
+                formatted = new String[] { "w", Long.toString(window.limit()), Long.toString(window.window().toMillis()) };
+            }
+            else {
+                ConcurrencyLimit concurrency = (ConcurrencyLimit) limit;
+                formatted = new String[] { "c", Long.toString(concurrency.maxInProgress()),
+                        Long.toString(concurrency.lease().toMillis()) };
+            }
+            if (limitArguments.size() < 10_000) {
+                limitArguments.put(limit, formatted);
+            }
+        }
+        return formatted;
     }
 
     /** The permits this store holds for requests of this instance, renewed while they run. */
@@ -80,39 +119,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private CompletableFuture<List<RuleOutcome>> run(List<Check> checks) {
         String[] keyNames = new String[checks.size()];
-        String[] arguments = new String[2 + checks.size() * 5];
-        arguments[0] = String.valueOf(TTL_SLACK_MILLIS);
-        arguments[1] = "0"; // the store's own clock, unshifted
+        // This request's part of a script call: its number of checks, then five arguments per check.
+        String[] arguments = new String[1 + checks.size() * 5];
+        arguments[0] = number(checks.size());
         boolean takesPermits = false;
         for (int i = 0; i < checks.size(); i++) {
             Check check = checks.get(i);
             keyNames[i] = keys.bucket(check.bucket());
-            int at = 2 + i * 5;
-            Limit limit = check.rule().limit();
-            if (limit instanceof TokenBucketLimit bucket) {
-                arguments[at] = "t";
-                arguments[at + 1] = String.valueOf(bucket.capacity());
-                arguments[at + 2] = String.valueOf(bucket.tokensPerSecond());
-                arguments[at + 3] = String.valueOf(check.cost());
-            }
-            else if (limit instanceof SlidingWindowLimit window) {
-                arguments[at] = "w";
-                arguments[at + 1] = String.valueOf(window.limit());
-                arguments[at + 2] = String.valueOf(window.window().toMillis());
-                arguments[at + 3] = String.valueOf(check.cost());
-            }
-            else {
-                ConcurrencyLimit concurrency = (ConcurrencyLimit) limit;
-                arguments[at] = "c";
-                arguments[at + 1] = String.valueOf(concurrency.maxInProgress());
-                arguments[at + 2] = String.valueOf(concurrency.lease().toMillis());
+            int at = 1 + i * 5;
+            String[] limit = argumentsOf(check.rule().limit());
+            arguments[at] = limit[0];
+            arguments[at + 1] = limit[1];
+            arguments[at + 2] = limit[2];
+            if (check.concurrency()) {
                 arguments[at + 3] = check.permit();
                 takesPermits = true;
             }
+            else {
+                arguments[at + 3] = number(check.cost());
+            }
             arguments[at + 4] = check.shadow() ? "1" : "0";
         }
-        CompletableFuture<List<Long>> reply = redis.script(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keyNames,
-                arguments);
+        CompletableFuture<List<Long>> reply = batcher.decide(keyNames, arguments);
         if (takesPermits) {
             // Reported before the verdict goes on, so that whoever sees the verdict sees the permits recorded.
             reply = reply.whenComplete((numbers, failure) -> reportPermits(checks, numbers, failure));

@@ -1,21 +1,26 @@
--- Every rule of one request, decided atomically inside Redis: read, refill, decide and write in one step.
+-- Every rule of one request — or of several requests, one after the other — decided atomically inside Redis: read,
+-- refill, decide and write in one step.
 --
--- KEYS[i]          the bucket of check i (a hash; a sorted set for concurrency)
 -- ARGV[1]          slack in milliseconds added to every TTL
 -- ARGV[2]          microseconds added to the store's clock: always 0 from the limiter; tests move the clock with it
 --                  to play a failover to a server whose clock is behind
--- ARGV[3 + 5(i-1)] check i: kind, 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
+-- ARGV[3]          the number of requests R in this call (requests that arrived together are sent in one call)
+-- then, for each request r: its number of checks n, and for each of its checks i (the next key in KEYS, in order):
+--      +0          kind: 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
 --      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
 --      +2          token bucket: tokens per second  sliding window: window length in ms  concurrency: lease in ms
 --      +3          cost of this request in tokens; for concurrency, the id of the permit the request takes
 --      +4          '1' if the check is in shadow (its denial is recorded, never enforced), else '0'
 --
--- Returns { allowed (1/0), then for each check: allowed (1/0), remaining, retry-after us, reset-after us }.
+-- Returns, for each request in order: allowed (1/0), then for each of its checks: allowed (1/0), remaining,
+-- retry-after us, reset-after us.
 --
--- All or nothing: every check is decided before anything is written, and when a check that is not in shadow denies,
--- nothing is written, so no bucket pays for a refused request. Otherwise every check that allows spends its cost.
--- Arguments that could not be written (a TTL that is not a whole number of milliseconds Redis accepts) fail the
--- script in the first pass, before any write.
+-- All or nothing, per request: every check of a request is decided before anything of it is written, and when a
+-- check that is not in shadow denies, nothing of that request is written, so no bucket pays for a refused request.
+-- Otherwise every check that allows spends its cost. The requests of one call are decided one after the other, each
+-- seeing what the earlier ones spent: exactly as if each had been its own call, on the same clock reading. Arguments
+-- that could not be written (a TTL that is not a whole number of milliseconds Redis accepts) fail the script before
+-- any write of the request they belong to.
 --
 -- The clock is the store's (TIME, to the microsecond), never a gateway's: a skewed gateway clock cannot refill its
 -- own bucket, and refills are continuous (not whole seconds). Every write sets its TTL in the same script, so no
@@ -26,7 +31,9 @@
 -- seen until the clock reaches it again. A step back of d therefore pauses a bucket for at most d, and no interval is
 -- credited twice. A step larger than the state's lifetime (a token bucket's fill time, two windows) is not waited
 -- out: the bucket goes on from the new clock with what it holds, so no client is refused for longer than that; if
--- the clock later returns, that bucket can gain at most one refill of that length.
+-- the clock later returns, that bucket can gain at most one refill of that length. That repair (the bucket's time
+-- moved to the new clock, its tokens or counts unchanged) is written even when the request is refused: it spends
+-- nothing, and without it the next call would find the same far-ahead time and refuse again, until the old clock.
 --
 -- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
@@ -55,18 +62,13 @@ local function read_hash(key, ...)
     return state
 end
 
-local n = #KEYS
-local results = {}
-local enforced_denial = false
-
-for i = 1, n do
-    local base = 3 + (i - 1) * 5
+local function decide(i, base)
     local kind = ARGV[base]
     local p1 = tonumber(ARGV[base + 1])
     local p2 = tonumber(ARGV[base + 2])
     local cost = tonumber(ARGV[base + 3])
     local shadow = ARGV[base + 4] == '1'
-    local allowed, remaining, retry_us, reset_us, write, ttl
+    local allowed, remaining, retry_us, reset_us, write, ttl, repair
 
     if kind == 'c' then
         local permit = ARGV[base + 3]
@@ -102,6 +104,7 @@ for i = 1, n do
             last = now
         elseif last > now + fill_us then
             last = now
+            repair = { 't', math.min(p1, tokens), 'ts', now }
         end
         local paused_us = math.max(0, last - now)
         tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
@@ -129,6 +132,7 @@ for i = 1, n do
             if w - index > 2 then
                 -- Far ahead of this clock: count on from here instead of waiting for the stored window.
                 w = index
+                repair = { 'w', index, 'c', cur, 'p', prev }
             else
                 -- Stepped back: still in the stored window, at its start.
                 index = w
@@ -176,37 +180,62 @@ for i = 1, n do
     end
 
     if not (ttl >= 1 and ttl <= MAX_TTL_MS) then
-        return redis.error_reply('ERR check ' .. i .. ' (' .. tostring(kind) .. ') would live ' .. tostring(ttl)
-            .. ' ms; limits must keep their state at most 800 days')
+        return nil, 'ERR check ' .. i .. ' (' .. tostring(kind) .. ') would live ' .. tostring(ttl)
+            .. ' ms; limits must keep their state at most 800 days'
     end
-    if allowed == 0 and not shadow then
-        enforced_denial = true
-    end
-    results[i] = { allowed, remaining, retry_us, reset_us, write, math.ceil(ttl), cost, kind }
+    return { allowed, remaining, retry_us, reset_us, write, math.ceil(ttl), cost, kind, shadow, repair }
 end
 
-local out = { enforced_denial and 0 or 1 }
-for i = 1, n do
-    local r = results[i]
-    local remaining = r[2]
-    if enforced_denial then
-        if r[1] == 1 then
-            remaining = remaining + r[7]
+local out = {}
+local requests = tonumber(ARGV[3])
+local key = 0
+local at = 4
+for r = 1, requests do
+    local n = tonumber(ARGV[at])
+    at = at + 1
+    local first = key + 1
+    local results = {}
+    local enforced_denial = false
+    for c = 1, n do
+        local result, failure = decide(first + c - 1, at + (c - 1) * 5)
+        if not result then
+            return redis.error_reply(failure)
         end
-    elseif r[5] then
-        if r[8] == 'c' then
-            redis.call('ZADD', KEYS[i], unpack(r[5]))
-            if redis.call('PTTL', KEYS[i]) < r[6] then
-                redis.call('PEXPIRE', KEYS[i], r[6])
+        if result[1] == 0 and not result[9] then
+            enforced_denial = true
+        end
+        results[c] = result
+    end
+    out[#out + 1] = enforced_denial and 0 or 1
+    for c = 1, n do
+        local i = first + c - 1
+        local result = results[c]
+        local remaining = result[2]
+        if enforced_denial or not result[5] then
+            if enforced_denial and result[1] == 1 then
+                remaining = remaining + result[7]
+            end
+            if result[10] then
+                redis.call('HSET', KEYS[i], unpack(result[10]))
+                redis.call('PEXPIRE', KEYS[i], result[6])
             end
         else
-            redis.call('HSET', KEYS[i], unpack(r[5]))
-            redis.call('PEXPIRE', KEYS[i], r[6])
+            if result[8] == 'c' then
+                redis.call('ZADD', KEYS[i], unpack(result[5]))
+                if redis.call('PTTL', KEYS[i]) < result[6] then
+                    redis.call('PEXPIRE', KEYS[i], result[6])
+                end
+            else
+                redis.call('HSET', KEYS[i], unpack(result[5]))
+                redis.call('PEXPIRE', KEYS[i], result[6])
+            end
         end
+        out[#out + 1] = result[1]
+        out[#out + 1] = math.floor(math.max(0, remaining))
+        out[#out + 1] = result[3]
+        out[#out + 1] = result[4]
     end
-    out[#out + 1] = r[1]
-    out[#out + 1] = math.floor(math.max(0, remaining))
-    out[#out + 1] = r[3]
-    out[#out + 1] = r[4]
+    key = key + n
+    at = at + n * 5
 end
 return out

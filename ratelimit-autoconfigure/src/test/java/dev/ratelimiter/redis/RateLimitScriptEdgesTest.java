@@ -121,11 +121,28 @@ class RateLimitScriptEdgesTest {
     }
 
     @Test
+    void anEmptyBucketIsRefusedNoLongerThanItsFillTimeAfterTheClockStepsBackFurther() throws Exception {
+        // Fills in 1 s; emptied on a server 5 s ahead, then on one that is not.
+        Check bucket = check(rule("stuck", TokenBucketLimit.of("stuck.", 10, 10, Duration.ofSeconds(1))));
+        assertThat(spend(bucket, 5_000_000, 10)).isEqualTo(10);
+        assertThat(spend(bucket, 0, 1)).as("empty: refused").isZero();
+        // 300 ms on the new clock refill 3 tokens. Before, the refusal wrote nothing: every call found the time 5 s
+        // ahead again and refused, until the old clock was reached.
+        assertThat(spend(bucket, 300_000, 10)).as("300 ms of refill after the step back").isBetween(3, 4);
+        // Exhausted on a server 10 s ahead: two windows (1 s) on the new clock, the limit is whole again.
+        Check window = check(rule("stuck-window", SlidingWindowLimit.of("sw.", 5, Duration.ofMillis(500))));
+        assertThat(spend(window, 10_000_000, 5)).isEqualTo(5);
+        assertThat(spend(window, 0, 1)).isZero();
+        assertThat(spend(window, 1_000_000, 5)).as("two windows after the step back").isEqualTo(5);
+    }
+
+    @Test
     void numbersTooLargeToStoreFailTheScriptBeforeAnythingIsWritten() {
         String fine = keys.bucket(new BucketKey(ClientIds.of("huge"), "fine"));
         String huge = keys.bucket(new BucketKey(ClientIds.of("huge"), "huge"));
         // What a rule of capacity 2^63 - 1 refilled at 1/s asked of the script before it was refused at validation.
-        String[] arguments = { "1000", "0", "t", "10", "10", "1", "0", "t", "9223372036854775807", "1", "1", "0" };
+        String[] arguments = { "1000", "0", "1", "2", "t", "10", "10", "1", "0", "t", "9223372036854775807", "1", "1",
+            "0" };
         assertThatThrownBy(() -> connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT,
                 ScriptOutputType.MULTI, new String[] { fine, huge }, arguments).get(5, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).hasMessageContaining("would live");
@@ -144,7 +161,8 @@ class RateLimitScriptEdgesTest {
 
     /** One script call for one check with the store's clock shifted; the script's reply. */
     private static List<Long> call(Check check, long shiftMicros) throws Exception {
-        List<String> arguments = new ArrayList<>(List.of("1000", String.valueOf(shiftMicros)));
+        // slack, clock shift, one request of one check
+        List<String> arguments = new ArrayList<>(List.of("1000", String.valueOf(shiftMicros), "1", "1"));
         if (check.rule().limit() instanceof TokenBucketLimit bucket) {
             arguments.addAll(List.of("t", String.valueOf(bucket.capacity()), String.valueOf(bucket.tokensPerSecond())));
         }

@@ -241,6 +241,41 @@ class RedisRateLimitStoreTest {
         assertThat(afterRestart.remaining()).as("state is gone with the restart; the script is reloaded").isEqualTo(9);
     }
 
+    @Test
+    void decisionsArrivingTogetherShareScriptCallsAndEachStaysAllOrNothing() {
+        Rule shared = tokenBucket("shared", 100, 1, Duration.ofHours(1));
+        Rule own = tokenBucket("own", 1, 1, Duration.ofHours(1));
+        // Every third request comes from a client whose own bucket is already empty: refused, it must spend nothing
+        // of the shared bucket even when decided in the same call as requests that pass.
+        for (int c = 0; c < 400; c += 3) {
+            evaluate(check(own, "client-" + c, 1));
+        }
+        long scriptsBefore = scriptCalls();
+        List<Verdict> verdicts = reactor.core.publisher.Flux.range(0, 400)
+                .flatMap(c -> store.evaluate(List.of(new Check(shared, new BucketKey(ClientIds.of("everyone"),
+                        "shared"), 1, false), check(own, "client-" + c, 1))), 400)
+                .collectList().block(Duration.ofSeconds(30));
+        long scripts = scriptCalls() - scriptsBefore;
+        long allowed = verdicts.stream().filter(Verdict::allowed).count();
+        long refusedByOwn = verdicts.stream().filter(v -> !v.outcomes().get(1).allowed()).count();
+        System.out.printf("400 decisions at once: %d script calls, %d allowed%n", scripts, allowed);
+        assertThat(refusedByOwn).as("clients with an empty bucket of their own").isEqualTo(134);
+        assertThat(allowed).as("the shared bucket of 100, none of it spent by refused requests").isEqualTo(100);
+        assertThat(Double.parseDouble(redis.command("HGET", keys.bucket(new BucketKey(ClientIds.of("everyone"),
+                "shared")), "t").trim())).as("tokens left in the shared bucket").isLessThan(1);
+        assertThat(scripts).as("script calls for 400 decisions that arrived together").isLessThan(400);
+    }
+
+    private static long scriptCalls() {
+        long calls = 0;
+        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+            }
+        }
+        return calls;
+    }
+
     /**
      * The seed budgets ~100 bytes per counter. Measured with MEMORY USAGE (which counts the key name, the value and
      * the allocator's overhead) for the key shapes the limiter writes.
