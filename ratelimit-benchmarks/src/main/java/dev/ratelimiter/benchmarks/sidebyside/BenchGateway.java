@@ -1,0 +1,226 @@
+package dev.ratelimiter.benchmarks.sidebyside;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * One gateway as a user deploys it: {@code java -Xms512m -Xmx512m -jar bench-gateway.jar}, default JIT and GC, its
+ * limiter chosen by the case. Ready once its management health answers 200.
+ */
+final class BenchGateway implements AutoCloseable {
+
+    /** The limiters compared, in the order each round runs them. */
+    enum Case {
+        OFF("off", "limiter off"),
+        SCG_REDIS("scg-redis", "Spring Cloud Gateway RequestRateLimiter + RedisRateLimiter"),
+        SCG_BUCKET4J("scg-bucket4j", "SCG RequestRateLimiter + Bucket4jRateLimiter (bucket4j_jdk17-lettuce)"),
+        EXACT("exact", "ours, exact"),
+        LOCAL("local", "ours, store-mode local");
+
+        final String id;
+        final String label;
+
+        Case(String id, String label) {
+            this.id = id;
+            this.label = label;
+        }
+
+        static Case of(String id) {
+            for (Case candidate : values()) {
+                if (candidate.id.equals(id)) {
+                    return candidate;
+                }
+            }
+            throw new IllegalArgumentException("unknown case '" + id + "'; cases are off, scg-redis, scg-bucket4j, "
+                    + "exact, local");
+        }
+    }
+
+    /** The refused path's limit: one client at 10 requests per second, bursts of 10. */
+    static final int DENY_RATE = 10;
+
+    private final Process process;
+    private final int port;
+    private final int management;
+    private final Path log;
+
+    BenchGateway(Path jar, Case limiter, String redisUrl, String upstream, List<String> jvmArgs, Path logDir) {
+        this.port = freePort();
+        this.management = freePort();
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xms512m", "-Xmx512m"));
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1",
+                "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
+                "--bench.upstream=" + upstream, "--bench.limiter=" + limiter.id,
+                "--bench.deny-rate=" + DENY_RATE));
+        if (limiter == Case.EXACT || limiter == Case.LOCAL) {
+            String mode = limiter == Case.LOCAL ? "local" : "exact";
+            command.addAll(List.of("--ratelimit.enabled=true", "--ratelimit.store.type=redis",
+                    "--ratelimit.default-tier=free",
+                    // the allowed path: a bucket per client that no client empties
+                    "--ratelimit.tiers.free.limits.default.capacity=1000000000",
+                    "--ratelimit.tiers.free.limits.default.refill-tokens=1000000000",
+                    "--ratelimit.tiers.free.limits.default.refill-period=1s",
+                    "--ratelimit.tiers.free.limits.default.store-mode=" + mode,
+                    // the refused path, as the peers have it on /deny/**
+                    "--ratelimit.rules.deny-route.group=tier-default",
+                    "--ratelimit.rules.deny-route.match.route-ids=deny",
+                    "--ratelimit.rules.deny-route.capacity=" + DENY_RATE,
+                    "--ratelimit.rules.deny-route.refill-tokens=" + DENY_RATE,
+                    "--ratelimit.rules.deny-route.refill-period=1s",
+                    "--ratelimit.rules.deny-route.store-mode=" + mode));
+        }
+        try {
+            Files.createDirectories(logDir);
+            this.log = logDir.resolve("gateway-" + limiter.id + "-" + System.nanoTime() + ".log");
+            this.process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        awaitReady(management, Duration.ofSeconds(90));
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** Decisions our limiter made without the store so far (from {@code /actuator/ratelimit}); 0 for the others. */
+    long fallbackDecisions() {
+        try {
+            HttpResponse<String> view = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + management + "/actuator/ratelimit")).timeout(Duration.ofSeconds(5))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            var matcher = java.util.regex.Pattern.compile("\"fallbackDecisions\":([0-9]+)").matcher(view.body());
+            return view.statusCode() == 200 && matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
+        }
+        catch (IOException ex) {
+            return 0;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
+
+    /** Finds the bench gateway's jar: property {@code bench.gateway.jar}, else ratelimit-bench-gateway/target. */
+    static Path locateJar() {
+        String configured = System.getProperty("bench.gateway.jar", System.getenv("BENCH_GATEWAY_JAR"));
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured);
+        }
+        for (String dir : List.of("ratelimit-bench-gateway/target", "../ratelimit-bench-gateway/target")) {
+            Path jar = Path.of(dir, "bench-gateway.jar");
+            if (Files.isRegularFile(jar)) {
+                return jar.toAbsolutePath().normalize();
+            }
+        }
+        throw new IllegalStateException("No bench-gateway.jar in ratelimit-bench-gateway/target (working directory "
+                + Path.of("").toAbsolutePath() + "). Build it first: ./mvnw -pl ratelimit-benchmarks -am package "
+                + "-DskipTests, or pass -Dbench.gateway.jar=<path>.");
+    }
+
+    private void awaitReady(int management, Duration max) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + max.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the gateway exited at start; see " + log + ":\n" + tail());
+            }
+            try {
+                HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + management + "/actuator/health"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (health.statusCode() == 200) {
+                    return;
+                }
+            }
+            catch (IOException notYet) {
+                // starting
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+            sleep(100);
+        }
+        close();
+        throw new IllegalStateException("the gateway did not become ready within " + max + "; see " + log);
+    }
+
+    private String tail() {
+        try (Stream<String> lines = Files.lines(log)) {
+            List<String> all = lines.toList();
+            return String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
+        }
+        catch (IOException ex) {
+            return "(no log: " + ex + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static Optional<Path> onPath(String binary) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(dir, binary);
+            if (Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        for (String dir : List.of("/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin")) {
+            Path candidate = Path.of(dir, binary);
+            if (Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.ratelimiter.benchmarks.sidebyside;
+
+import dev.ratelimiter.testsupport.RedisServer;
+
+/**
+ * Redis's own count of what it did, from {@code INFO commandstats}: script calls (EVAL, EVALSHA and their read-only
+ * forms: the round trips of the limiters that use scripts) and every command, commands inside scripts included.
+ *
+ * @param scriptCalls script calls
+ * @param commands all commands
+ */
+record CommandStats(long scriptCalls, long commands) {
+
+    static CommandStats of(RedisServer redis) {
+        long scripts = 0;
+        long all = 0;
+        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+            String stats = line.substring(line.indexOf(':') + 1);
+            long calls = Long.parseLong(stats.split(",")[0].substring("calls=".length()));
+            if (name.equals("info") || name.equals("config|resetstat") || name.startsWith("client|")) {
+                continue; // the benchmark's own probes
+            }
+            all += calls;
+            if (name.equals("eval") || name.equals("evalsha") || name.equals("eval_ro") || name.equals("evalsha_ro")) {
+                scripts += calls;
+            }
+        }
+        return new CommandStats(scripts, all);
+    }
+
+    CommandStats minus(CommandStats before) {
+        return new CommandStats(scriptCalls - before.scriptCalls, commands - before.commands);
+    }
+}
