@@ -1,6 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimiter.redis.LimiterConnection;
 import org.springframework.context.SmartLifecycle;
@@ -23,6 +25,7 @@ final class LimiterConnectionLifecycle implements SmartLifecycle {
 
     private final LimiterConnection connection;
     private volatile boolean running;
+    private volatile boolean stopped;
 
     LimiterConnectionLifecycle(LimiterConnection connection) {
         this.connection = connection;
@@ -32,11 +35,21 @@ final class LimiterConnectionLifecycle implements SmartLifecycle {
     public void start() {
         connection.start();
         running = true;
+        if (stopped) {
+            // Started again: give the connection a moment to open, so that the rule sync starting next (a higher
+            // phase) reads the store instead of reporting it unreachable. The first start needs no wait: the
+            // start-up probe has already opened the connection, or said why not.
+            long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+            while (!connection.connected() && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+        }
     }
 
     @Override
     public void stop() {
         running = false;
+        stopped = true;
         connection.suspend(STOP_WAIT);
     }
 

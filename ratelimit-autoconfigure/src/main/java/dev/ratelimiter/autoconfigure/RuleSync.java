@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.InvalidLimitException;
@@ -38,8 +39,10 @@ public final class RuleSync implements SmartLifecycle {
     private final RuleSetFactory factory;
     private final RuleSetHolder holder;
     private final Duration pollInterval;
-    private final Disposable.Composite subscriptions = Disposables.composite();
+    private volatile Disposable.Composite subscriptions = Disposables.composite();
     private volatile RuntimeRules runtime = RuntimeRules.EMPTY;
+    /** What the store held at the last apply: the same content again, still invalid, is not validated again. */
+    private RuntimeRules lastStored;
     private volatile Status status = new Status(State.STARTING, 0, null, null);
     private volatile boolean running;
 
@@ -78,6 +81,9 @@ public final class RuleSync implements SmartLifecycle {
     @Override
     public void start() {
         running = true;
+        // A fresh composite: the one a stop disposed would dispose at once whatever is added to it, and a restarted
+        // context would follow the store no more.
+        subscriptions = Disposables.composite();
         refresh().block(STORE_TIMEOUT.plusSeconds(1));
         // Every announcement and every poll reads the rules and compares them with those in force, by content: a
         // Redis that lost its data counts versions again from 1, so the same number can stand for other rules.
@@ -98,6 +104,9 @@ public final class RuleSync implements SmartLifecycle {
         // Deferred: a client that cannot connect may throw while the call is assembled, not only when it runs.
         return Mono.defer(store::load)
                 .timeout(STORE_TIMEOUT, Background.scheduler())
+                // Off the thread that completed the reply (a Lettuce I/O thread, which decisions also wait on):
+                // validating hundreds of rules takes milliseconds to seconds.
+                .publishOn(Background.scheduler())
                 .map(this::apply)
                 .onErrorResume(failure -> {
                     unreachable(failure);
@@ -106,6 +115,10 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     private synchronized RuleSet apply(RuntimeRules stored) {
+        if (stored.equals(lastStored) && status.state() == State.STORE_INVALID) {
+            return holder.get();
+        }
+        lastStored = stored;
         RuntimeRules loaded = withLastGoodOfUnreadableParts(stored);
         if (!stored.unreadable().isEmpty()) {
             applyWhatValidates(loaded, new InvalidLimitException("ratelimit.rule-store", "the rule store has parts "
@@ -169,11 +182,12 @@ public final class RuleSync implements SmartLifecycle {
         RuntimeRules effective = new RuntimeRules(loaded.version(), usable, loaded.control());
         try {
             holder.replace(factory.create(effective));
-            runtime = effective;
         }
         catch (InvalidLimitException together) {
-            holder.replace(factory.create(new RuntimeRules(loaded.version(), runtime.specs(), loaded.control())));
+            effective = new RuntimeRules(loaded.version(), validTogether(usable, broken), loaded.control());
+            holder.replace(factory.create(effective));
         }
+        runtime = effective;
         String reason = problem.getMessage() + (broken.isEmpty() ? "" : " (rules not applied: " + broken + ")");
         if (status.state() != State.STORE_INVALID || !reason.equals(status.problem())) {
             logger.error("The rule store holds rules that do not validate (version {}); the rules that do, the last "
@@ -181,6 +195,53 @@ public final class RuleSync implements SmartLifecycle {
                     reason);
         }
         status = new Status(State.STORE_INVALID, loaded.version(), Instant.now(), reason);
+    }
+
+    /**
+     * Rules that each validate but not all together (two in one group with the same match, written by hand): the last
+     * good ones first, which validated together before, then the others by id, each only if the set still validates
+     * with it. An instance started now, without a last good set, still keeps every rule it can.
+     */
+    private Map<String, Map<String, String>> validTogether(Map<String, Map<String, String>> usable,
+            List<String> broken) {
+        Map<String, Map<String, String>> chosen = new LinkedHashMap<>();
+        runtime.specs().forEach((id, spec) -> {
+            if (spec.equals(usable.get(id))) {
+                chosen.put(id, spec);
+            }
+        });
+        if (!validates(chosen)) {
+            chosen.clear();
+        }
+        // By id, not in the store's (hash) order: every instance without a last good set makes the same choice.
+        new TreeMap<>(usable).forEach((id, spec) -> {
+            if (chosen.containsKey(id)) {
+                return;
+            }
+            chosen.put(id, spec);
+            if (!validates(chosen)) {
+                chosen.remove(id);
+                broken.add(id);
+                Map<String, String> lastGood = runtime.specs().get(id);
+                if (lastGood != null && !lastGood.equals(spec)) {
+                    chosen.put(id, lastGood);
+                    if (!validates(chosen)) {
+                        chosen.remove(id);
+                    }
+                }
+            }
+        });
+        return chosen;
+    }
+
+    private boolean validates(Map<String, Map<String, String>> specs) {
+        try {
+            factory.create(new RuntimeRules(0, specs, Map.of()));
+            return true;
+        }
+        catch (InvalidLimitException ex) {
+            return false;
+        }
     }
 
     private void unreachable(Throwable failure) {

@@ -1,8 +1,11 @@
 package dev.ratelimiter.core;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,30 +53,62 @@ public final class RuleStoreUntilShared implements RuleStore {
         if (onShared || !sharedAnswers.getAsBoolean() || !moving.compareAndSet(false, true)) {
             return;
         }
-        memory.load()
-                .flatMap(this::carrySwitches)
-                .subscribe(ignored -> { }, failure -> {
-                    logger.warn("The shared rule store answered, but the switches set in memory could not be written"
-                            + " to it ({}); staying on memory and trying again", failure.toString());
-                    moving.set(false);
-                }, this::move);
+        carry().subscribe(ignored -> { }, failure -> {
+            logger.warn("The shared rule store answered, but the switches set in memory could not be written to it"
+                    + " ({}); staying on memory and trying again", failure.toString());
+            moving.set(false);
+        });
     }
 
-    private Mono<Void> carrySwitches(RuntimeRules inMemory) {
+    /**
+     * Carries memory's switches, then moves — unless memory changed meanwhile (an operator wrote while the carry was
+     * on its way): then carries again, so that no write answered "in force" is left behind in memory.
+     */
+    private Mono<Void> carry() {
+        return Mono.defer(memory::load).flatMap(inMemory -> shared.load()
+                .flatMap(inShared -> carrySwitches(inMemory, inShared))
+                .then(Mono.defer(() -> memory.load().flatMap(now -> {
+                    synchronized (this) {
+                        if (now.version() == inMemory.version()) {
+                            move();
+                            return Mono.<Void>empty();
+                        }
+                    }
+                    return carry();
+                }))));
+    }
+
+    /**
+     * A switch is carried when the shared store has none of that name, or when memory's is the rollback direction
+     * (the kill switch on, a tier's enforcement off): those win, whoever else set the switch, because they let traffic
+     * through and the operator meant them. A switch released here during the outage does not release one that other
+     * instances set in the shared store.
+     */
+    private Mono<Void> carrySwitches(RuntimeRules inMemory, RuntimeRules inShared) {
         if (!inMemory.specs().isEmpty()) {
             logger.warn("Runtime rules written while the shared rule store was unreachable are not carried into it,"
                     + " where other instances may hold newer versions; post them again if they are still wanted: {}",
                     inMemory.specs().keySet());
         }
-        Map<String, String> switches = inMemory.control();
-        if (switches.isEmpty()) {
+        Map<String, String> carried = new LinkedHashMap<>();
+        inMemory.control().forEach((name, value) -> {
+            if (!inShared.control().containsKey(name) || rollback(name, value)) {
+                carried.put(name, value);
+            }
+        });
+        if (carried.isEmpty()) {
             return Mono.empty();
         }
         logger.warn("Carrying switches set while the shared rule store was unreachable into it, for every instance:"
-                + " {}", switches);
-        return Flux.fromIterable(switches.entrySet())
+                + " {}", carried);
+        return Flux.fromIterable(carried.entrySet())
                 .concatMap(entry -> shared.putControl(entry.getKey(), entry.getValue()))
                 .then();
+    }
+
+    private static boolean rollback(String name, String value) {
+        return RuntimeRules.KILL_SWITCH.equals(name) ? "true".equals(value)
+                : name.endsWith(".enforce") && "false".equals(value);
     }
 
     private void move() {
@@ -88,6 +123,20 @@ public final class RuleStoreUntilShared implements RuleStore {
         return onShared ? shared : memory;
     }
 
+    /**
+     * The store a write goes to, chosen under the same lock as the move's last look at memory: a write is either seen
+     * by that look (and carried) or made after the move (to the shared store).
+     */
+    private synchronized <T> Mono<T> write(Function<RuleStore, Mono<T>> change) {
+        RuleStore target = current();
+        if (target == memory) {
+            // Memory answers as soon as it is subscribed to: subscribed here, the write is done under this lock.
+            CompletableFuture<T> done = change.apply(memory).toFuture();
+            return Mono.fromFuture(done);
+        }
+        return change.apply(target);
+    }
+
     @Override
     public Mono<RuntimeRules> load() {
         return Mono.defer(() -> current().load());
@@ -95,17 +144,17 @@ public final class RuleStoreUntilShared implements RuleStore {
 
     @Override
     public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
-        return Mono.defer(() -> current().putRule(id, spec, expectedVersion));
+        return Mono.defer(() -> write(store -> store.putRule(id, spec, expectedVersion)));
     }
 
     @Override
     public Mono<Long> deleteRule(String id, long expectedVersion) {
-        return Mono.defer(() -> current().deleteRule(id, expectedVersion));
+        return Mono.defer(() -> write(store -> store.deleteRule(id, expectedVersion)));
     }
 
     @Override
     public Mono<Long> putControl(String name, String value) {
-        return Mono.defer(() -> current().putControl(name, value));
+        return Mono.defer(() -> write(store -> store.putControl(name, value)));
     }
 
     @Override

@@ -39,7 +39,8 @@
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
 -- + slack. The estimate weights the previous window by the share of it still in view.
 -- Concurrency state: a sorted set of permit ids scored by lease expiry (ms). Expired leases (permits of an instance
--- that died, or stopped renewing) are dropped before counting. TTL: one lease + slack, renewed with the permits.
+-- that died, or stopped renewing) are dropped before counting, and a lease ending more than one lease from now
+-- (stamped on a clock ahead) is brought back to one lease. TTL: one lease + slack, renewed with the permits.
 --
 -- A key holding another type than its check expects (written by hand, or by an older limiter that named buckets
 -- otherwise) is dropped and starts afresh, rather than failing every decision that touches it.
@@ -76,6 +77,12 @@ local function decide(i, base)
         local now_ms = math.floor(now / 1000)
         if failed(redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', now_ms)) then
             redis.call('DEL', KEYS[i])
+        end
+        -- A permit whose lease ends more than one lease from now was stamped on a clock ahead of this one: brought
+        -- back to one lease, or a dead instance's permit would hold its place for as long as the clock stepped back.
+        local ahead = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. (now_ms + p2), '+inf')
+        for _, id in ipairs(ahead) do
+            redis.call('ZADD', KEYS[i], 'XX', now_ms + p2, id)
         end
         local in_progress = redis.call('ZCARD', KEYS[i])
         if redis.call('ZSCORE', KEYS[i], permit) then
@@ -129,7 +136,7 @@ local function decide(i, base)
         local cur = tonumber(state[2]) or 0
         local prev = tonumber(state[3]) or 0
         if w ~= nil and w > index then
-            if w - index > 2 then
+            if w - index > 1 then
                 -- Far ahead of this clock: count on from here instead of waiting for the stored window.
                 w = index
                 repair = { 'w', index, 'c', cur, 'p', prev }

@@ -23,7 +23,7 @@ local version = '0'
 local kind = redis.call('TYPE', KEYS[3]).ok
 if kind == 'string' then
     local stored = redis.call('GET', KEYS[3])
-    if string.match(stored, '^%d+$') and #stored <= 18 then
+    if string.match(stored, '^%d+$') and #stored <= 15 then
         version = stored
     else
         damaged[#damaged + 1] = KEYS[3]

@@ -22,7 +22,8 @@ local op = ARGV[1]
 local current = 0
 if redis.call('TYPE', KEYS[3]).ok == 'string' then
     local stored = redis.call('GET', KEYS[3])
-    if string.match(stored, '^%d+$') and #stored <= 18 then
+    -- At most 15 digits: Lua's numbers are doubles, exact to 2^53, and written back in full with %d.
+    if string.match(stored, '^%d+$') and #stored <= 15 then
         current = tonumber(stored)
     end
 end
@@ -43,6 +44,7 @@ else
     return redis.error_reply('unknown operation ' .. tostring(op))
 end
 local version = current + 1
-redis.call('SET', KEYS[3], version)
-redis.call('PUBLISH', ARGV[4], version)
+-- Formatted as an integer: a plain number argument is written with 14 significant digits ('1e+14' and up).
+redis.call('SET', KEYS[3], string.format('%d', version))
+redis.call('PUBLISH', ARGV[4], string.format('%d', version))
 return version

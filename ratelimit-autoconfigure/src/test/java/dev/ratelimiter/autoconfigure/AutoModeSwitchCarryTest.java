@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,6 +98,48 @@ class AutoModeSwitchCarryTest {
         assertThat(holder.get().rules()).doesNotContainKey("mine").containsKey("theirs");
     }
 
+    @Test
+    void aKillSwitchPressedWhileTheSwitchesAreBeingCarriedIsCarriedToo() {
+        InMemoryRuleStore memory = new InMemoryRuleStore();
+        InMemoryRuleStore shared = new InMemoryRuleStore();
+        Sinks.One<Boolean> landed = Sinks.one();
+        RuleStore slowShared = new WritesMayFail(shared, () -> false) {
+            @Override
+            public Mono<Long> putControl(String name, String value) {
+                return landed.asMono().then(shared.putControl(name, value));
+            }
+        };
+        RuleStoreUntilShared moving = new RuleStoreUntilShared(memory, slowShared, () -> true);
+        memory.putControl(RuntimeRules.enforceKey("free"), "false").block();
+
+        moving.sharedAnswered(); // the carry's first write waits for "landed"
+        assertThat(moving.putControl(RuntimeRules.KILL_SWITCH, "true").block(Duration.ofSeconds(5))).isNotNull();
+        landed.tryEmitValue(true);
+
+        RuntimeRules after = moving.load().block(Duration.ofSeconds(5));
+        assertThat(stored(shared).control()).as("in the shared store, for every instance")
+                .containsEntry(RuntimeRules.KILL_SWITCH, "true")
+                .containsEntry(RuntimeRules.enforceKey("free"), "false");
+        assertThat(after.control()).containsEntry(RuntimeRules.KILL_SWITCH, "true");
+    }
+
+    @Test
+    void aSwitchReleasedHereDuringTheOutageDoesNotReleaseOneThatOtherInstancesSet() {
+        InMemoryRuleStore memory = new InMemoryRuleStore();
+        InMemoryRuleStore shared = new InMemoryRuleStore();
+        memory.putControl(RuntimeRules.KILL_SWITCH, "true").block();
+        memory.putControl(RuntimeRules.KILL_SWITCH, "false").block();
+        memory.putControl(RuntimeRules.enforceKey("pro"), "true").block();
+        shared.putControl(RuntimeRules.KILL_SWITCH, "true").block();
+        shared.putControl(RuntimeRules.enforceKey("pro"), "false").block();
+
+        new RuleStoreUntilShared(memory, shared, () -> true).sharedAnswered();
+
+        // Only the rollback direction (kill switch on, enforcement off) wins over the shared store's own value.
+        assertThat(stored(shared).control()).containsEntry(RuntimeRules.KILL_SWITCH, "true")
+                .containsEntry(RuntimeRules.enforceKey("pro"), "false");
+    }
+
     private static RuntimeRules stored(RuleStore store) {
         return store.load().block(Duration.ofSeconds(5));
     }
@@ -111,7 +154,15 @@ class AutoModeSwitchCarryTest {
     }
 
     /** A shared store whose writes can be made to fail, as a Redis that answers PING but refuses writes. */
-    private record WritesMayFail(RuleStore delegate, BooleanSupplier refuse) implements RuleStore {
+    private static class WritesMayFail implements RuleStore {
+
+        private final RuleStore delegate;
+        private final BooleanSupplier refuse;
+
+        WritesMayFail(RuleStore delegate, BooleanSupplier refuse) {
+            this.delegate = delegate;
+            this.refuse = refuse;
+        }
 
         @Override
         public Mono<RuntimeRules> load() {

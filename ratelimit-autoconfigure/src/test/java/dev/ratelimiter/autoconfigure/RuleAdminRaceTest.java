@@ -15,7 +15,6 @@ import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuntimeRules;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +37,7 @@ class RuleAdminRaceTest {
     void aRuleValidatedAgainstAnOlderVersionIsValidatedAgainAndRefusedWhenItConflicts() {
         AtomicBoolean otherWent = new AtomicBoolean();
         // The other instance writes its rule in the window between this instance's validation and its write.
-        RuleStore racing = new Delegating(shared) {
+        RuleStore racing = new ForwardingRuleStore(shared) {
             @Override
             public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
                 if (otherWent.compareAndSet(false, true)) {
@@ -140,41 +139,6 @@ class RuleAdminRaceTest {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A rule store passing everything to another. */
-    private static class Delegating implements RuleStore {
-
-        private final RuleStore delegate;
-
-        Delegating(RuleStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Mono<RuntimeRules> load() {
-            return delegate.load();
-        }
-
-        @Override
-        public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
-            return delegate.putRule(id, spec, expectedVersion);
-        }
-
-        @Override
-        public Mono<Long> deleteRule(String id, long expectedVersion) {
-            return delegate.deleteRule(id, expectedVersion);
-        }
-
-        @Override
-        public Mono<Long> putControl(String name, String value) {
-            return delegate.putControl(name, value);
-        }
-
-        @Override
-        public Flux<Long> changes() {
-            return delegate.changes();
         }
     }
 }
