@@ -68,45 +68,73 @@ public final class LeaseStore {
         if (now - lastSettledNanos > interval.toNanos() * 3) {
             return withoutStore.decide(checks);
         }
+        if (checks.size() == 1) {
+            // The common request (one rule applies): one monitor, nothing to order, one outcome.
+            Check check = checks.get(0);
+            Share share = share(check);
+            synchronized (share) {
+                spend(check, share, now);
+                boolean enforcedDenial = share.tokens < check.cost() && !check.shadow();
+                return Verdict.evaluated(List.of(outcome(check, share, enforcedDenial)), Verdict.Source.LOCAL);
+            }
+        }
         List<Share> held = new ArrayList<>(checks.size());
         for (Check check : checks) {
-            held.add(shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule().limit(),
-                    Math.max(1, instances.count()), check.cost())));
+            held.add(share(check));
         }
         return Verdict.evaluated(OrderedLocks.holding(checks, held, () -> decide(checks, held, now)),
                 Verdict.Source.LOCAL);
+    }
+
+    private Share share(Check check) {
+        // Looked up first without the loader: a capturing lambda per decision is an allocation on the hot path.
+        Share share = shares.getIfPresent(check.bucket());
+        return share != null ? share : shares.get(check.bucket(), k -> new Share((TokenBucketLimit) check.rule()
+                .limit(), Math.max(1, instances.count()), check.cost()));
     }
 
     /** Called holding every share's monitor. */
     private List<RuleOutcome> decide(List<Check> checks, List<Share> held, long now) {
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
+            Check check = checks.get(i);
             Share share = held.get(i);
-            refillIfDormant(share, checks.get(i).cost(), now);
-            share.lastUsedNanos = now;
-            share.demand++;
-            share.need = Math.max(share.need, checks.get(i).cost());
-            enforcedDenial |= share.tokens < checks.get(i).cost() && !checks.get(i).shadow();
+            spend(check, share, now);
+            enforcedDenial |= share.tokens < check.cost() && !check.shadow();
         }
         List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
         for (int i = 0; i < checks.size(); i++) {
-            Check check = checks.get(i);
-            Share share = held.get(i);
-            share.limit = (TokenBucketLimit) check.rule().limit();
-            boolean allowed = share.tokens >= check.cost();
-            if (allowed && !enforcedDenial) {
-                share.tokens -= check.cost();
-                if (share.provisional) {
-                    share.provisionalSpent += check.cost();
-                }
-            }
-            long remaining = (long) Math.floor(share.tokens) + share.storeRemaining;
-            Duration retry = allowed ? Duration.ZERO : interval;
-            Duration reset = Duration.ofNanos((long) Math.ceil(Math.max(0, share.limit.capacity() - remaining)
-                    / share.limit.tokensPerSecond() * 1e9));
-            outcomes.add(new RuleOutcome(check, allowed, remaining, retry, reset));
+            outcomes.add(outcome(checks.get(i), held.get(i), enforcedDenial));
         }
         return outcomes;
+    }
+
+    /** The first half of a decision, holding the share's monitor: refill a dormant share, note the demand. */
+    private void spend(Check check, Share share, long now) {
+        refillIfDormant(share, check.cost(), now);
+        share.lastUsedNanos = now;
+        share.demand++;
+        share.need = Math.max(share.need, check.cost());
+    }
+
+    /**
+     * The second half, holding the share's monitor: takes the cost unless the request is refused by any of its rules
+     * ({@code enforcedDenial}).
+     */
+    private RuleOutcome outcome(Check check, Share share, boolean enforcedDenial) {
+        share.limit = (TokenBucketLimit) check.rule().limit();
+        boolean allowed = share.tokens >= check.cost();
+        if (allowed && !enforcedDenial) {
+            share.tokens -= check.cost();
+            if (share.provisional) {
+                share.provisionalSpent += check.cost();
+            }
+        }
+        long remaining = (long) Math.floor(share.tokens) + share.storeRemaining;
+        Duration retry = allowed ? Duration.ZERO : interval;
+        Duration reset = Duration.ofNanos((long) Math.ceil(Math.max(0, share.limit.capacity() - remaining)
+                / share.limit.tokensPerSecond() * 1e9));
+        return new RuleOutcome(check, allowed, remaining, retry, reset);
     }
 
     /** See the class comment: a dry share idle for more than an interval refills at its fair part of the rate. */
