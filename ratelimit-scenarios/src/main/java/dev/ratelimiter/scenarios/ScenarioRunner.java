@@ -241,6 +241,10 @@ public final class ScenarioRunner {
                 limits.seconds()));
         if (!rows.isEmpty()) {
             md.append("## Side by side\n\n");
+            // Said in the report itself: its throughput column has been read as a deployment's figure before.
+            md.append("These gateways run with -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (several at once on this "
+                    + "machine): the stories' behaviour, not a deployment's speed. For throughput as users deploy, "
+                    + "run ratelimit-benchmarks' SideBySide (fat jar, default JIT and GC, one gateway at a time).\n\n");
             md.append("| limiter | start-up (s) | offered rps | answered rps | max rps (32 in flight, median of interleaved rounds) | honest p50 (ms) "
                     + "| honest p99 (ms) | honest errors | noisy admitted rps (quota " + limits.quota()
                     + ") | store round trips / request | Redis commands / request | Redis paused: p99 / errors / noisy rps | Redis killed: p99 / errors "

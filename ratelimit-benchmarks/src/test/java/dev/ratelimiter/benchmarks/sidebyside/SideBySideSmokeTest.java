@@ -1,0 +1,36 @@
+package dev.ratelimiter.benchmarks.sidebyside;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the side-by-side benchmark from rotting: the bench gateway's fat jar started for limiter-off and ours exact,
+ * a second of load each, with the JVM's own load and upstream (no wrk, no nginx), as on a machine without them.
+ * The figures come from running {@link SideBySide} itself, not from here.
+ */
+class SideBySideSmokeTest {
+
+    @Test
+    void eachCaseIsStartedFromTheFatJarAndMeasured(@TempDir Path out) {
+        SideBySide.Options options = SideBySide.Options.parse(new String[] { "--rounds=1", "--warmup=1s",
+            "--duration=1s", "--half-load=0s", "--connections=4", "--keys=10", "--cases=off,exact", "--no-tools" });
+        List<SideBySide.Measured> results = SideBySide.run(options, out);
+
+        assertThat(results).extracting(SideBySide.Measured::limiter).containsExactly(BenchGateway.Case.OFF,
+                BenchGateway.Case.EXACT);
+        assertThat(results).allSatisfy(measured -> {
+            assertThat(measured.allow().requestsPerSecond()).isPositive();
+            assertThat(measured.allow().nonOk()).as("the allowed path: nobody refused").isZero();
+            assertThat(measured.allow().errors()).isZero();
+            assertThat(measured.deny().requests()).isPositive();
+        });
+        assertThat(results.get(0).allowRedis().scriptCalls()).as("limiter off calls no script").isZero();
+        assertThat(results.get(1).allowRedis().scriptCalls()).as("exact mode decides in Redis").isPositive();
+        assertThat(SideBySideReport.markdown(results, options.describe())).contains("ours, exact", "limiter off");
+    }
+}
