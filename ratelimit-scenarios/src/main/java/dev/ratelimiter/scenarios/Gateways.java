@@ -2,7 +2,6 @@ package dev.ratelimiter.scenarios;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+
+import dev.ratelimiter.testsupport.LoopbackPorts;
 
 /**
  * N sample-gateway instances, each a separate {@code java -jar sample-gateway.jar} process configured by command-line
@@ -317,12 +318,7 @@ final class Gateways implements AutoCloseable {
     }
 
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return LoopbackPorts.free();
     }
 
     static void sleep(long millis) {

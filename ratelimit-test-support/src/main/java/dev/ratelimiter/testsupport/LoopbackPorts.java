@@ -15,8 +15,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * (there is no {@code cluster-port} option before 7.0), so cluster nodes need a pair of free ports. An
  * ephemeral port from the kernel is usually above 32768 and its bus port would be above 42768, where outgoing
  * connections take their local ports, or past 65535; pairs are therefore picked below the ephemeral range.
+ *
+ * <p>A port is only probed, not held, until its server binds it, and the kernel may offer the same port twice in a
+ * row; so no port is handed out twice in one JVM (two free ports asked for one gateway, its server and its
+ * management port, came back equal once in a few dozen starts on a loaded machine).
  */
-final class LoopbackPorts {
+public final class LoopbackPorts {
 
     static final String HOST = "127.0.0.1";
     static final int CLUSTER_BUS_OFFSET = 10_000;
@@ -24,20 +28,25 @@ final class LoopbackPorts {
     private static final int PAIR_LOWEST = 15_000;
     private static final int PAIR_HIGHEST = 22_500;
     private static final int ATTEMPTS = 200;
-    /** Ports handed out in this JVM: a port is only probed, not held, until its server binds it. */
+    /** Ports handed out in this JVM. */
     private static final Set<Integer> handedOut = new HashSet<>();
 
     private LoopbackPorts() {
     }
 
-    /** A port the kernel says is free right now. */
-    static int free() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
+    /** A port the kernel says is free right now, and not handed out before in this JVM. */
+    public static synchronized int free() {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+                if (handedOut.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        throw new IllegalStateException("the kernel offered only ports handed out before, " + ATTEMPTS + " times");
     }
 
     /** A port P such that both P and P + {@value #CLUSTER_BUS_OFFSET} are free and not handed out before. */

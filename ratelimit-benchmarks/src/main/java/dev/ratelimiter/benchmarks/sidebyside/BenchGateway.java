@@ -2,8 +2,6 @@ package dev.ratelimiter.benchmarks.sidebyside;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+
+import dev.ratelimiter.testsupport.LoopbackPorts;
 
 /**
  * One gateway as a user deploys it: {@code java -Xms512m -Xmx512m -jar bench-gateway.jar}, default JIT and GC, its
@@ -186,12 +186,7 @@ final class BenchGateway implements AutoCloseable {
     }
 
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return LoopbackPorts.free();
     }
 
     static Optional<Path> onPath(String binary) {
