@@ -35,6 +35,8 @@ final class ClosedLoop {
     private static final Pattern SOCKET_ERRORS = Pattern.compile(
             "Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)");
 
+    static final Duration RESPONSE_TIMEOUT = Duration.ofSeconds(10);
+
     private final Optional<Path> wrk;
     private final Path workDir;
 
@@ -120,7 +122,8 @@ final class ClosedLoop {
     private LoadResult java(String url, int connections, Duration duration, int keys) {
         LoopResources loops = LoopResources.create("bench-load", 1, true);
         ConnectionProvider pool = ConnectionProvider.builder("bench-load").maxConnections(connections).build();
-        HttpClient client = HttpClient.create(pool).runOn(loops);
+        // A request unanswered for this long is counted as an error instead of stalling its loop for good.
+        HttpClient client = HttpClient.create(pool).runOn(loops).responseTimeout(RESPONSE_TIMEOUT);
         List<Long> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicLong nonOk = new AtomicLong();
         AtomicLong failed = new AtomicLong();
@@ -139,7 +142,10 @@ final class ClosedLoop {
                             }
                         })
                         .onErrorResume(error -> {
-                            failed.incrementAndGet();
+                            if (failed.incrementAndGet() <= 3) {
+                                System.out.println("closed loop: " + url + " (key " + key + ") failed after "
+                                        + (System.nanoTime() - sent) / 1_000_000 + " ms: " + error);
+                            }
                             return Mono.empty();
                         });
             }).repeat(() -> System.nanoTime() < end), connections).blockLast(duration.plusSeconds(30));

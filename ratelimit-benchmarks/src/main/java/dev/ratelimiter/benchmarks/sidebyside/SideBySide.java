@@ -76,10 +76,10 @@ public final class SideBySide {
                             thisRound.get(Case.OFF), out);
                     thisRound.put(limiter, measured);
                     results.add(measured);
-                    System.out.printf(Locale.ROOT, "round %d %-13s allow %8.0f req/s p99 %6.2f ms | deny %8.0f req/s"
-                            + " | half load p99 %s | scripts/request %.3f%n", round, limiter.id,
-                            measured.allow.requestsPerSecond(), measured.allow.p99Millis(),
-                            measured.deny.requestsPerSecond(), measured.halfLoad == null ? "-"
+                    System.out.printf(Locale.ROOT, "round %d %-13s allow %8.0f req/s p99 %6.2f ms errors %d | deny %8.0f req/s"
+                            + " errors %d | half load p99 %s | scripts/request %.3f%n", round, limiter.id,
+                            measured.allow.requestsPerSecond(), measured.allow.p99Millis(), measured.allow.errors(),
+                            measured.deny.requestsPerSecond(), measured.deny.errors(), measured.halfLoad == null ? "-"
                                     : String.format(Locale.ROOT, "%.2f ms", measured.halfLoad.p99Millis()),
                             (double) measured.allowRedis.scriptCalls() / Math.max(1, measured.allow.requests()));
                 }

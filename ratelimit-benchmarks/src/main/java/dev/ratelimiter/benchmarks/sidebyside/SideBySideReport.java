@@ -52,6 +52,10 @@ final class SideBySideReport {
             out.append("\nNon-200 answers and errors on the allowed path: ").append(results.stream()
                     .map(m -> m.limiter().id + " r" + m.round() + " " + m.allow().nonOk() + "/" + m.allow().errors())
                     .collect(Collectors.joining(", "))).append(".\n");
+            out.append("Requests unanswered or failed on the refused path (a request unanswered for ")
+                    .append(ClosedLoop.RESPONSE_TIMEOUT.toSeconds()).append(" s counts): ").append(results.stream()
+                    .map(m -> m.limiter().id + " r" + m.round() + " " + m.deny().errors())
+                    .collect(Collectors.joining(", "))).append(".\n");
         }
         return out.toString();
     }

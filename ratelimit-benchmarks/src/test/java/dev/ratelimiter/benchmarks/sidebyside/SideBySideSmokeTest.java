@@ -12,6 +12,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Keeps the side-by-side benchmark from rotting: the bench gateway's fat jar started for limiter-off and ours exact,
  * a second of load each, with the JVM's own load and upstream (no wrk, no nginx), as on a machine without them.
  * The figures come from running {@link SideBySide} itself, not from here.
+ *
+ * <p>The refused path is only required to answer: under a loaded machine (CI, or two busy loops beside it here) one
+ * refused-path request in a thousand went unanswered and stalled its loop for good before the client had a response
+ * timeout (see the operator notes); it now counts as an error and is reported, not awaited.
  */
 class SideBySideSmokeTest {
 
@@ -28,6 +32,8 @@ class SideBySideSmokeTest {
             assertThat(measured.allow().nonOk()).as("the allowed path: nobody refused").isZero();
             assertThat(measured.allow().errors()).isZero();
             assertThat(measured.deny().requests()).isPositive();
+            assertThat(measured.deny().errors()).as("unanswered refused-path requests are reported, at most a few")
+                    .isLessThan(measured.deny().requests());
         });
         assertThat(results.get(0).allowRedis().scriptCalls()).as("limiter off calls no script").isZero();
         assertThat(results.get(1).allowRedis().scriptCalls()).as("exact mode decides in Redis").isPositive();
