@@ -55,6 +55,9 @@ final class MicrometerVerdictListener implements VerdictListener {
         if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
             return "unavailable";
         }
+        if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
+            return "denied";
+        }
         if (verdict.reason() != Verdict.Reason.EVALUATED) {
             return "unlimited";
         }

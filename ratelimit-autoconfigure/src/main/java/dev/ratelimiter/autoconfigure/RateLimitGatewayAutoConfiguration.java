@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.MissingApiKeyPolicy;
@@ -39,8 +40,15 @@ public final class RateLimitGatewayAutoConfiguration {
         MissingApiKeyPolicy missing = new MissingApiKeyPolicy(
                 apiKey.getWhenMissing() == RateLimitProperties.MissingKeyAction.REJECT,
                 HttpStatusCode.valueOf(apiKey.getMissingStatus()));
+        if (identity.getTrustedProxyHops() != 0) {
+            throw new IllegalStateException("ratelimit.identity.trusted-proxy-hops was removed: it believed the "
+                    + "X-Forwarded-For entry of any peer, so a client reaching the gateway directly chose its own "
+                    + "address. List the addresses of your proxies instead, e.g. ratelimit.identity.trusted-proxies: "
+                    + "[10.0.0.0/8]; their entries are then believed, and nobody else's.");
+        }
         RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
-                identity.getTenantHeader(), identity.getTrustedProxyHops());
+                identity.getTenantHeader(), new ClientAddressResolver(identity.getTrustedProxies(),
+                        identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
         return new RateLimitFilter(evaluator, requestIdentity, missing, VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC(), properties.getFilterOrder());
     }

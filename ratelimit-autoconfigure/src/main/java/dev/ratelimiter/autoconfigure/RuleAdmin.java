@@ -269,6 +269,7 @@ public final class RuleAdmin {
         if (rule.shards() > 1) {
             view.put("shards", rule.shards());
         }
+        view.put("whenMissing", rule.whenMissing());
         return view;
     }
 

@@ -66,7 +66,8 @@ final class RuleFactory {
         try {
             return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
                     match.getTiers(), match.getApiKeys()), settings.getKey(), limit, settings.getCost(),
-                    settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards());
+                    settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards(),
+                    settings.getWhenMissing());
         }
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);

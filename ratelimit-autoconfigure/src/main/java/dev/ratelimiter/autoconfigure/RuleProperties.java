@@ -7,6 +7,7 @@ import java.util.Set;
 
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.WhenMissing;
 
 /**
  * One rule as written in configuration or sent to the operator API: a limit, which requests it applies to, and
@@ -42,6 +43,13 @@ public class RuleProperties extends LimitProperties {
     private int shards = 1;
 
     /**
+     * What the rule does with a request lacking a value of its key (no tenant header for a per-tenant cap): skip (the
+     * rule does not apply), shared (all such requests share one bucket) or deny (refused with 400). Default: shared
+     * when the key includes user or tenant, else skip.
+     */
+    private WhenMissing whenMissing;
+
+    /**
      * Whether the rule is in force. A configured rule switched off is still validated, but matches nothing: a profile
      * or a command-line argument can turn off a rule an application.yml defines (a map entry cannot be removed that
      * way). A runtime rule of just {@code enabled=false} turns the rule (or tier default) of that id off on every
@@ -50,6 +58,14 @@ public class RuleProperties extends LimitProperties {
     private boolean enabled = true;
 
     private final Match match = new Match();
+
+    public WhenMissing getWhenMissing() {
+        return whenMissing;
+    }
+
+    public void setWhenMissing(WhenMissing whenMissing) {
+        this.whenMissing = whenMissing;
+    }
 
     public boolean isEnabled() {
         return enabled;

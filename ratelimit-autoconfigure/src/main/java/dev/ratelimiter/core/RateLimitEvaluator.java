@@ -1,5 +1,6 @@
 package dev.ratelimiter.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,14 @@ public final class RateLimitEvaluator {
         List<Check> checks = new ArrayList<>(applicable.size());
         for (Rule rule : applicable) {
             boolean shadow = rule.mode() == Mode.SHADOW || !tierEnforced;
+            if (rule.whenMissing() == WhenMissing.DENY && missingOf(rule, request) != null) {
+                if (shadow) {
+                    continue; // a shadow rule refuses nobody
+                }
+                RuleOutcome refusal = new RuleOutcome(new Check(rule, bucketOf(rule, request), 1, false, permits),
+                        false, 0, Duration.ZERO, Duration.ZERO);
+                return Mono.just(Verdict.missingIdentity(refusal));
+            }
             if (rule.limit() instanceof ConcurrencyLimit) {
                 checks.add(new Check(rule, bucketOf(rule, request), 1, shadow, permits));
             }
@@ -97,6 +106,16 @@ public final class RateLimitEvaluator {
     }
 
     /** Once per rule and route: a route whose cost exceeds a rule's whole quota can never pass that rule. */
+    /** The first of the rule's key dimensions the request has no value for, or null. */
+    public static Dimension missingOf(Rule rule, RequestAttributes request) {
+        for (Dimension dimension : rule.key()) {
+            if (dimension.valueOf(request) == null) {
+                return dimension;
+            }
+        }
+        return null;
+    }
+
     private void warnNeverPasses(Rule rule, RequestAttributes request, int cost) {
         if (neverPass.add(rule.id() + "\0" + request.routeId())) {
             logger.warn("Route {} costs {} tokens per request, more than the quota {} of rule '{}': its requests can "
@@ -124,7 +143,8 @@ public final class RateLimitEvaluator {
         List<Dimension> key = rule.key();
         String name = rule.id() + "@" + rule.limit().shape();
         if (key.contains(Dimension.API_KEY)) {
-            String client = ClientIds.of(request.apiKey());
+            // A missing value (a rule sharing one bucket among the requests lacking it) is "": no header gives that.
+            String client = ClientIds.of(request.apiKey() == null ? "" : request.apiKey());
             if (key.size() == 1) {
                 return new BucketKey(client, name);
             }
@@ -139,6 +159,7 @@ public final class RateLimitEvaluator {
             if (dimension != skip) {
                 // Length-prefixed, so no two different value lists join to the same string.
                 String value = dimension.valueOf(request);
+                value = value == null ? "" : value;
                 joined.append(dimension.name()).append('=').append(value.length()).append(':').append(value)
                         .append('\0');
             }

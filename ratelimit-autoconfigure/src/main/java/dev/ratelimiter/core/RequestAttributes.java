@@ -9,7 +9,7 @@ package dev.ratelimiter.core;
  * @param tenant tenant id
  * @param clientIp client address
  * @param routeId id of the matched route
- * @param path request path
+ * @param path request path, normalised ({@link RequestPaths#normalise})
  * @param routeClass route class of the matched route
  * @param tier the client's tier
  * @param cost tokens the request costs unless a rule says otherwise

@@ -17,9 +17,17 @@ import java.util.List;
  * @param storeMode exact (a script per request) or local (shares settled every interval)
  * @param shards hot-key protection: each bucket split into this many sub-buckets over different store slots, each
  * holding limit ÷ shards; callers are hashed to one of them (1: not split)
+ * @param whenMissing what the rule does with a request lacking a value of its key (null: the default for its key,
+ * {@link WhenMissing#defaultFor})
  */
 public record Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
-        FailureMode failureMode, StoreMode storeMode, int shards) {
+        FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing) {
+
+    /** A rule with the default {@link WhenMissing} for its key. */
+    public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
+            FailureMode failureMode, StoreMode storeMode, int shards) {
+        this(id, group, match, key, limit, cost, mode, failureMode, storeMode, shards, null);
+    }
 
     /** An exact, unsharded rule. */
     public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
@@ -75,12 +83,15 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
                     + "could pass. Use at most " + limit.quota() / cost + " shards, or a lower cost.");
         }
         key = List.copyOf(key);
+        if (whenMissing == null) {
+            whenMissing = WhenMissing.defaultFor(key);
+        }
     }
 
     /** This rule with another limit, e.g. the fair share a fallback bucket holds. */
     public Rule withLimit(Limit other) {
         return new Rule(id, group, match, key, other, Math.min(cost, (int) Math.min(Integer.MAX_VALUE, other.quota())),
-                mode, failureMode, storeMode, 1);
+                mode, failureMode, storeMode, 1, whenMissing);
     }
 
     /** Tokens a request costs under this rule (a concurrency rule: one permit, whatever the route's cost). */

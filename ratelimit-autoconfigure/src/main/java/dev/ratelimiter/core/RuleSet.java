@@ -23,6 +23,9 @@ public final class RuleSet {
     private final Map<String, Rule> rules;
     private final List<CompiledRule> general;
     private final Map<String, List<CompiledRule>> byApiKey;
+    private final boolean needsClientIp;
+    private final boolean needsUser;
+    private final boolean needsTenant;
 
     private RuleSet(Builder builder) {
         this.version = builder.version;
@@ -46,6 +49,12 @@ public final class RuleSet {
         }
         this.general = List.copyOf(general);
         this.byApiKey = Map.copyOf(byApiKey);
+        this.needsClientIp = builder.rules.values().stream()
+                .anyMatch(rule -> rule.key().contains(Dimension.CLIENT_IP) || rule.shards() > 1);
+        // shards hash the caller, which may be the user
+        this.needsUser = builder.rules.values().stream()
+                .anyMatch(rule -> rule.key().contains(Dimension.USER) || rule.shards() > 1);
+        this.needsTenant = builder.rules.values().stream().anyMatch(rule -> rule.key().contains(Dimension.TENANT));
     }
 
     public static Builder builder(String defaultTier) {
@@ -82,8 +91,27 @@ public final class RuleSet {
     }
 
     /**
+     * Whether any rule reads the client's address (a client-ip key, or shards, which hash the caller to one): only
+     * then is it worth reading the peer and the forwarding headers.
+     */
+    public boolean needsClientIp() {
+        return needsClientIp;
+    }
+
+    /** Whether any rule reads the user (a user key, or shards). */
+    public boolean needsUser() {
+        return needsUser;
+    }
+
+    /** Whether any rule reads the tenant. */
+    public boolean needsTenant() {
+        return needsTenant;
+    }
+
+    /**
      * The rules that apply to a request: in each group the most specific matching rule (ties go to the rule
-     * defined first), and only rules whose key dimensions the request has values for.
+     * defined first); a rule that {@linkplain WhenMissing#SKIP skips} requests lacking one of its key's values only
+     * when the request has them all.
      */
     public List<Rule> applicableTo(RequestAttributes request) {
         Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
@@ -129,6 +157,9 @@ public final class RuleSet {
         boolean matches(RequestAttributes request) {
             if (!rule.match().matches(request, paths)) {
                 return false;
+            }
+            if (rule.whenMissing() != WhenMissing.SKIP) {
+                return true; // a missing value is the evaluator's to handle: a shared bucket, or a refusal
             }
             for (Dimension dimension : rule.key()) {
                 if (dimension.valueOf(request) == null) {

@@ -39,7 +39,12 @@ public final class Verdict {
         /** The global kill switch hard-allows every request. */
         KILL_SWITCH,
         /** The store could not answer and a rule that fails closed applies: the request is refused with 503. */
-        STORE_UNAVAILABLE;
+        STORE_UNAVAILABLE,
+        /**
+         * The request lacks a value a rule's buckets are per, and that rule {@linkplain WhenMissing#DENY denies} such
+         * requests: refused with 400, no store asked.
+         */
+        MISSING_IDENTITY;
 
         private final String label = name().toLowerCase(java.util.Locale.ROOT);
 
@@ -93,6 +98,11 @@ public final class Verdict {
     /** Refused because a rule that fails closed could not be checked; {@code outcomes} hold those rules. */
     public static Verdict unavailable(List<RuleOutcome> outcomes) {
         return new Verdict(false, outcomes, Source.NONE, Reason.STORE_UNAVAILABLE);
+    }
+
+    /** A refusal by a rule whose key the request has no value for ({@link WhenMissing#DENY}). */
+    public static Verdict missingIdentity(RuleOutcome refusal) {
+        return new Verdict(false, List.of(refusal), Source.NONE, Reason.MISSING_IDENTITY);
     }
 
     public static Verdict unlimited(Reason reason) {

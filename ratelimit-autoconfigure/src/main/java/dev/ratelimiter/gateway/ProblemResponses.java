@@ -65,6 +65,22 @@ final class ProblemResponses {
         return write(exchange, HttpStatus.SERVICE_UNAVAILABLE, body);
     }
 
+    /** 400 for a request that says twice who it is: the limiter will not pick one of the two. */
+    static Mono<Void> duplicateIdentity(ServerWebExchange exchange, String headerName) {
+        String body = "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                + "\"detail\":" + quote("The " + headerName + " header appears more than once; send it once.")
+                + ",\"error\":\"duplicate_identity_header\",\"header\":" + quote(headerName) + "}";
+        return write(exchange, HttpStatus.BAD_REQUEST, body);
+    }
+
+    /** 400 for a request without a value that a rule denying such requests needs ({@code when-missing: deny}). */
+    static Mono<Void> missingIdentity(ServerWebExchange exchange, String ruleId, String what) {
+        String body = "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                + "\"detail\":" + quote("Limit '" + ruleId + "' needs " + what + ", which this request lacks.")
+                + ",\"error\":\"missing_identity\",\"policy\":" + quote(ruleId) + "}";
+        return write(exchange, HttpStatus.BAD_REQUEST, body);
+    }
+
     /** The configured answer (401 by default) for a request that carries no API key. */
     static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {

@@ -5,7 +5,9 @@ import java.util.Map;
 
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.RequestPermits;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
@@ -58,6 +60,13 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
+        RuleSet rules = evaluator.rules();
+        // The kill switch lets everything through, ambiguous requests included.
+        String duplicated = rules.killSwitch() ? null
+                : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
+        if (duplicated != null) {
+            return ProblemResponses.duplicateIdentity(exchange, duplicated);
+        }
         String apiKey = identity.apiKey(headers);
         if (apiKey == null && missingApiKey.reject()) {
             return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
@@ -88,6 +97,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
             return ProblemResponses.unavailable(exchange, verdict.limiting().orElseThrow());
         }
+        if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
+            Rule rule = verdict.outcomes().get(0).rule();
+            return ProblemResponses.missingIdentity(exchange, rule.id(),
+                    identity.describe(RateLimitEvaluator.missingOf(rule, request)));
+        }
         RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond());
         if (verdict.allowed()) {
             return chain.filter(exchange);
@@ -101,8 +115,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         String routeClass = routeClassOf(metadata);
         RuleSet rules = evaluator.rules();
         return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
-                identity.clientIp(exchange), route != null ? route.getId() : null,
-                exchange.getRequest().getPath().value(), routeClass, rules.tierOf(apiKey), cost(metadata));
+                rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
+                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, rules.tierOf(apiKey), cost(metadata));
     }
 
     /** The route class a route's metadata names, else {@value #DEFAULT_ROUTE_CLASS}. */

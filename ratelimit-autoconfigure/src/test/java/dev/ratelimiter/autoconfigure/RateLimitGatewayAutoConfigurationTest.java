@@ -1,7 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
+import java.util.List;
 
+import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.gateway.MissingApiKeyPolicy;
 import dev.ratelimiter.gateway.RateLimitFilter;
@@ -40,6 +42,22 @@ class RateLimitGatewayAutoConfigurationTest {
     }
 
     @Test
+    void theRemovedTrustedProxyHopsFailsTheStartWithWhatToDoInstead() {
+        runner.withPropertyValues("ratelimit.identity.trusted-proxy-hops=1").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("trusted-proxy-hops was removed")
+                .hasMessageContaining("ratelimit.identity.trusted-proxies"));
+    }
+
+    @Test
+    void aTrustedProxyThatIsNotAnAddressFailsTheStartNamingIt() {
+        runner.withPropertyValues("ratelimit.identity.trusted-proxies=10.0.0.0/8,ingress.internal").run(context ->
+                assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("'ingress.internal' is not an IP address or CIDR block"));
+        runner.withPropertyValues("ratelimit.identity.ipv6-prefix=0").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("ipv6-prefix must be between 1 and 128"));
+    }
+
+    @Test
     void aUserFilterMakesOursBackOff() {
         runner.withUserConfiguration(UserFilter.class).run(context -> {
             assertThat(context).hasSingleBean(RateLimitFilter.class);
@@ -72,7 +90,8 @@ class RateLimitGatewayAutoConfigurationTest {
 
         @Bean
         RateLimitFilter myFilter(RateLimitEvaluator evaluator) {
-            return new RateLimitFilter(evaluator, new RequestIdentity("X-Key", "X-User", "X-Tenant", 0),
+            return new RateLimitFilter(evaluator, new RequestIdentity("X-Key", "X-User", "X-Tenant",
+                    new ClientAddressResolver(List.of(), 32, 64)),
                     new MissingApiKeyPolicy(false, HttpStatusCode.valueOf(401)), VerdictListener.NONE, Clock.systemUTC(),
                     42);
         }

@@ -107,7 +107,8 @@ class RuleAdminRaceTest {
         return new RuleAdmin(store, sync, factory);
     }
 
-    private static RateLimitProperties properties() {
+    /** A free tier of 10 per second as the configured rules; also the base of {@link RuleDocumentFuzzTest}. */
+    static RateLimitProperties properties() {
         RateLimitProperties properties = new RateLimitProperties();
         properties.setDefaultTier("free");
         LimitProperties limit = new LimitProperties();

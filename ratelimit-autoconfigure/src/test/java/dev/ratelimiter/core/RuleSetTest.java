@@ -40,13 +40,26 @@ class RuleSetTest {
     }
 
     @Test
-    void aRuleNeedingAValueTheRequestLacksDoesNotApply() {
-        RuleSet rules = RuleSet.builder("free")
-                .rule(rule("per-tenant", "per-tenant", Match.ANY, Dimension.TENANT))
-                .build();
+    void aRuleThatSkipsRequestsLackingAValueDoesNotApplyToThem() {
+        Rule skipping = new Rule("per-tenant", "per-tenant", Match.ANY, List.of(Dimension.TENANT), tenPerSecond, 0,
+                Mode.ENFORCE, FailureMode.LOCAL, StoreMode.EXACT, 1, WhenMissing.SKIP);
+        RuleSet rules = RuleSet.builder("free").rule(skipping).build();
         assertThat(ids(rules, request("k", "free", "default"))).isEmpty();
         RequestAttributes withTenant = new RequestAttributes("k", null, "t1", null, "api", "/x", "default", "free", 1);
         assertThat(ids(rules, withTenant)).containsExactly("per-tenant");
+    }
+
+    @Test
+    void aCapByTenantOrUserAppliesToRequestsLackingItByDefault() {
+        RuleSet rules = RuleSet.builder("free")
+                .rule(rule("per-tenant", "per-tenant", Match.ANY, Dimension.TENANT))
+                .rule(rule("per-user", "per-user", Match.ANY, Dimension.USER))
+                .rule(rule("per-key", "per-key", Match.ANY, Dimension.API_KEY))
+                .build();
+        assertThat(rules.rules().get("per-tenant").whenMissing()).isEqualTo(WhenMissing.SHARED);
+        assertThat(rules.rules().get("per-key").whenMissing()).isEqualTo(WhenMissing.SKIP);
+        RequestAttributes keyless = new RequestAttributes(null, null, null, null, "api", "/x", "default", "free", 1);
+        assertThat(ids(rules, keyless)).containsExactly("per-tenant", "per-user");
     }
 
     @Test

@@ -17,6 +17,15 @@ final class RawHttp {
     private RawHttp() {
     }
 
+    /** A GET with the given header lines ({@code "Name: value"}), in order, repeated names included. */
+    static int get(int port, String path, String... headerLines) throws IOException {
+        StringBuilder lines = new StringBuilder("1");
+        for (String line : headerLines) {
+            lines.append("\r\n").append(line);
+        }
+        return get(port, path, "X-Raw", lines.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
     static int get(int port, String path, String headerName, byte[] headerValue) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);

@@ -1,0 +1,116 @@
+package dev.ratelimiter.core;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The path a rule's {@code match-paths} is matched against: the request path as the upstream will most likely
+ * understand it, not as the client spelled it. Otherwise a cap on {@code /api/hello} is dodged by {@code /api//hello},
+ * {@code /api/./hello}, {@code /api/x/../hello}, {@code /api/hello;v=1}, {@code /api/hell%6F} or {@code /api/hello/},
+ * which the gateway routes and most upstreams serve as {@code /api/hello}.
+ *
+ * <p>Each segment loses its {@code ;parameters} and is percent-decoded (UTF-8; a malformed escape is kept as written);
+ * then the path is split again on {@code /} and {@code \} (so an encoded slash separates too), empty and {@code .}
+ * segments are dropped and {@code ..} removes the one before it (never above the root); no trailing slash; repeated
+ * while anything changes (a few rounds), so that doubly encoded tricks fare no better. Case is kept here and ignored
+ * by the matching ({@link PathPattern}).
+ */
+public final class RequestPaths {
+
+    /** Most decoding rounds: more levels of encoding than this are not a spelling any server undoes. */
+    static final int MAX_ROUNDS = 16;
+
+    private RequestPaths() {
+    }
+
+    /** The normalised form of a raw request path ({@code null} and "" give "/"). */
+    public static String normalise(String raw) {
+        if (raw == null || raw.isEmpty()) {
+            return "/";
+        }
+        // Never cut: a cut path could end inside a "../" run and land outside the rule's path. The server's limit on
+        // the request line (4 KB by default) bounds the work.
+        String path = raw;
+        // Until nothing changes: a doubly encoded "%252e%252e" is a ".." to an upstream or a proxy behind it that
+        // decodes once more, so it is one here too. Each round that changes the path shortens it or drops segments;
+        // the cap only bounds the work an attacker's path can cost.
+        for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
+            String next = once(path);
+            if (next.equals(path)) {
+                break;
+            }
+            path = next;
+        }
+        return path;
+    }
+
+    private static String once(String path) {
+        StringBuilder decoded = new StringBuilder(path.length());
+        for (String segment : path.split("[/\\\\]", -1)) {
+            int parameters = segment.indexOf(';');
+            decoded.append('/').append(decode(parameters < 0 ? segment : segment.substring(0, parameters)));
+        }
+        List<String> segments = new ArrayList<>();
+        for (String segment : decoded.toString().split("[/\\\\]")) {
+            if (segment.isEmpty() || segment.equals(".")) {
+                continue;
+            }
+            if (segment.equals("..")) {
+                if (!segments.isEmpty()) {
+                    segments.remove(segments.size() - 1);
+                }
+                continue;
+            }
+            segments.add(segment);
+        }
+        return segments.isEmpty() ? "/" : "/" + String.join("/", segments);
+    }
+
+    /** Starts with '/', has no '%', ';', '\', empty, "." or ".." segment, and no trailing '/'. */
+    private static boolean isPlain(String path) {
+        if (path.charAt(0) != '/' || path.length() > 1 && path.charAt(path.length() - 1) == '/') {
+            return path.equals("/");
+        }
+        int segmentStart = 1;
+        for (int i = 1; i <= path.length(); i++) {
+            char c = i < path.length() ? path.charAt(i) : '/';
+            if (c == '%' || c == ';' || c == '\\') {
+                return false;
+            }
+            if (c == '/') {
+                int length = i - segmentStart;
+                if (length == 0 || length == 1 && path.charAt(segmentStart) == '.'
+                        || length == 2 && path.charAt(segmentStart) == '.' && path.charAt(segmentStart + 1) == '.') {
+                    return false;
+                }
+                segmentStart = i + 1;
+            }
+        }
+        return true;
+    }
+
+    private static String decode(String segment) {
+        if (segment.indexOf('%') < 0) {
+            return segment;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            int high = c == '%' && i + 2 < segment.length() ? Character.digit(segment.charAt(i + 1), 16) : -1;
+            int low = high >= 0 ? Character.digit(segment.charAt(i + 2), 16) : -1;
+            if (high >= 0 && low >= 0) {
+                bytes.write(high * 16 + low);
+                i += 2;
+            }
+            else {
+                int codePoint = segment.codePointAt(i);
+                byte[] literal = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8);
+                bytes.write(literal, 0, literal.length);
+                i += Character.charCount(codePoint) - 1;
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,26 @@
+package dev.ratelimiter.core;
+
+import java.util.List;
+
+/**
+ * What a rule does with a request that lacks a value its buckets are per (no tenant header for a per-tenant cap, no
+ * user for a per-user limit). Skipping is what a per-customer limit wants — the missing-API-key policy governs
+ * requests without a key — but for a cap it means that leaving the header out escapes the cap.
+ */
+public enum WhenMissing {
+
+    /** The rule does not apply to the request. */
+    SKIP,
+    /** Every request lacking the value shares one bucket of the rule: together they get what one tenant gets. */
+    SHARED,
+    /** The request is refused (400, {@code missing_identity}) before any store is asked; a shadow rule skips it. */
+    DENY;
+
+    /**
+     * The default for a rule keyed by these dimensions: {@link #SHARED} when a user or tenant is part of the key (a cap
+     * that a request must not escape by leaving its header out), else {@link #SKIP}.
+     */
+    public static WhenMissing defaultFor(List<Dimension> key) {
+        return key != null && (key.contains(Dimension.USER) || key.contains(Dimension.TENANT)) ? SHARED : SKIP;
+    }
+}

@@ -1,0 +1,107 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSetHolder;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.statistics.Statistics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Rule documents as an operator (or an attacker with the operator's credentials) might post them: every setting the
+ * endpoint takes, plus unknown ones, with values at every boundary — zero, negative, NaN, exponents, 30 digits, empty,
+ * wrong types, durations out of range. Each is either refused with a 400 that names a field and says why, or becomes
+ * a rule that is then in force; a refused document never replaces the valid rule of the same id, and nothing throws.
+ */
+class RuleDocumentFuzzTest {
+
+    private static final List<String> SETTINGS = List.of("group", "key", "algorithm", "capacity", "refillTokens",
+            "refillPeriod", "limit", "window", "maxInProgress", "lease", "cost", "mode", "failureMode", "storeMode",
+            "shards", "whenMissing", "enabled", "match.routeIds", "match.paths", "match.routeClasses", "match.tiers",
+            "match.apiKeys", "unknownField", "capacity.x", "match");
+
+    private static final List<String> VALUES = List.of("0", "1", "-1", "2", "10", "1000", "1e3", "1E12", "1000000000000",
+            "1000000000001", "999999999999999999999999999999", "NaN", "Infinity", "-Infinity", "1.5", "0x10", "", " ",
+            "1s", "1h", "1d", "366d", "367d", "-1s", "0s", "1ms", "PT1H", "P1D", "abc", "true", "false", "token-bucket",
+            "sliding-window", "concurrency", "TOKEN_BUCKET", "leaky", "shadow", "enforce", "open", "closed", "local",
+            "exact", "api-key", "tenant", "user", "client-ip", "route", "api-key,tenant", "nope", "skip", "shared",
+            "deny", "/api/**", "api/x", "/a,/b", "free", "{x}", "a\u0000b", "ключ", "*");
+
+    private static InMemoryRuleStore store;
+    private static RuleSync sync;
+    private static RuleAdmin admin;
+    private static RuleSetHolder holder;
+    private static Rule keeper;
+
+    @BeforeContainer
+    static void start() {
+        RuleSetFactory factory = new RuleSetFactory(RuleAdminRaceTest.properties());
+        store = new InMemoryRuleStore();
+        holder = new RuleSetHolder(factory.configured());
+        sync = new RuleSync(store, factory, holder, Duration.ofHours(1));
+        sync.start();
+        admin = new RuleAdmin(store, sync, factory);
+        RuleAdmin.Result kept = admin.put("keeper", Map.of("capacity", "5", "refillTokens", "5", "refillPeriod", "1s"));
+        assertThat(kept.status()).as(kept.body().toString()).isEqualTo(200);
+        keeper = holder.get().rules().get("keeper");
+        assertThat(keeper).isNotNull();
+    }
+
+    @AfterContainer
+    static void stop() {
+        sync.stop();
+    }
+
+    @Property(tries = 3000, seed = "14")
+    void everyDocumentIsRefusedNamingAFieldOrBecomesARuleInForce(@ForAll("documents") Map<String, Object> document,
+            @ForAll boolean overTheKeeper) {
+        String id = overTheKeeper ? "keeper" : "fuzzed";
+        RuleAdmin.Result result = admin.put(id, document);
+        Statistics.collect(result.status());
+        assertThat(result.status()).as(document + " -> " + result.body()).isIn(200, 400);
+        if (result.status() == 400) {
+            assertThat(result.body().get("reason")).as(document.toString()).asString().isNotBlank();
+            assertThat(result.body().get("field")).as(document + " -> " + result.body()).isNotNull();
+            assertThat(holder.get().rules().get("keeper")).as("the valid rule stays").isEqualTo(keeper);
+        }
+        else {
+            Object enabled = document.get("enabled");
+            boolean disabled = enabled != null
+                    && List.of("false", "0", "off", "no").contains(enabled.toString().strip().toLowerCase());
+            Rule inForce = holder.get().rules().get(id);
+            assertThat(inForce != null || disabled).as(document + " accepted but not in force").isTrue();
+            // put the keeper back for the next try
+            assertThat(admin.put("keeper", Map.of("capacity", "5", "refillTokens", "5", "refillPeriod", "1s"))
+                    .status()).isEqualTo(200);
+            keeper = holder.get().rules().get("keeper");
+        }
+    }
+
+    /** Half any settings at all; half a valid document with one or two settings replaced (to reach the checks). */
+    @Provide
+    Arbitrary<Map<String, Object>> documents() {
+        Arbitrary<String> value = Arbitraries.oneOf(Arbitraries.of(VALUES), Arbitraries.strings().ofMaxLength(12));
+        Arbitrary<Map<String, Object>> any = Arbitraries.maps(Arbitraries.of(SETTINGS), value.map(v -> (Object) v))
+                .ofMaxSize(7).map(LinkedHashMap::new);
+        Arbitrary<Map<String, Object>> nearlyValid = Arbitraries.maps(Arbitraries.of(SETTINGS),
+                value.map(v -> (Object) v)).ofMinSize(1).ofMaxSize(2).map(changes -> {
+                    Map<String, Object> document = new LinkedHashMap<>(Map.of("capacity", "100", "refillTokens", "10",
+                            "refillPeriod", "1s", "key", "api-key"));
+                    document.putAll(changes);
+                    return document;
+                });
+        return Arbitraries.oneOf(any, nearlyValid);
+    }
+}

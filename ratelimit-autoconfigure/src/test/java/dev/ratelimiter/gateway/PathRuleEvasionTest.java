@@ -1,0 +1,97 @@
+package dev.ratelimiter.gateway;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A cap of 3 on {@code /api/hello} through the real gateway: every spelling of that path the gateway still routes to
+ * the upstream counts against the cap. Before, the rule matched the raw path and {@code /api//hello} (and the rest)
+ * went through uncounted. Requests go as raw bytes, so that no client library tidies the path first.
+ */
+class PathRuleEvasionTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    static final StubUpstream upstream = StubUpstream.start();
+
+    static final List<String> SPELLINGS = List.of("/api//hello", "//api/hello", "/api/./hello", "/api/x/../hello",
+            "/api/hello/", "/api/hello;v=1", "/api/hell%6F", "/api/hell%6f", "/api%2Fhello", "/api/%2e/hello",
+            "/api/x/%2E%2E/hello", "/api/HELLO", "/api/Hello", "/api\\hello", "/api/hello/.", "/api/hello//",
+            "/api/hello%2F", "/api/hello?x=1", "/api/x%2F..%2Fhello", "/api/%252e/hello");
+
+    private ConfigurableApplicationContext gateway;
+    private int port;
+
+    @AfterAll
+    static void stopUpstream() {
+        upstream.close();
+    }
+
+    @BeforeEach
+    void start() {
+        redis.command("FLUSHALL");
+        upstream.reset();
+        gateway = GatewayInstance.start(redis.url(), upstream.uri(), "ratelimit.store.type=redis",
+                "ratelimit.store.timeout=2s", "ratelimit.rules.hello-cap.match.paths=/api/hello",
+                "ratelimit.rules.hello-cap.capacity=3", "ratelimit.rules.hello-cap.refill-tokens=1",
+                "ratelimit.rules.hello-cap.refill-period=1h");
+        port = Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port"));
+    }
+
+    @AfterEach
+    void stop() {
+        gateway.close();
+    }
+
+    @Test
+    void noSpellingOfACappedPathGetsPastTheCap() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("/api/hello")).isEqualTo(200);
+        }
+        Map<String, Integer> statuses = new LinkedHashMap<>();
+        for (String spelling : SPELLINGS) {
+            statuses.put(spelling, get(spelling));
+        }
+        assertThat(upstream.hits()).as("what reached the upstream: " + statuses).isEqualTo(3);
+        List<String> passed = new ArrayList<>();
+        statuses.forEach((spelling, status) -> {
+            if (status < 400 || status >= 500) {
+                passed.add(spelling + " -> " + status);
+            }
+        });
+        assertThat(passed).as("spellings neither refused by the cap nor by the gateway").isEmpty();
+        assertThat(statuses.values()).as("the cap refused them (429), not a gateway error").contains(429);
+    }
+
+    @Test
+    void eachSpellingCountsAgainstTheCapFromTheStart() throws IOException {
+        List<Integer> statuses = new ArrayList<>();
+        for (String spelling : List.of("/api//hello", "/api/./hello", "/api/x/../hello", "/api/hello;v=1",
+                "/api/hell%6F")) {
+            statuses.add(get(spelling));
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 429, 429);
+        assertThat(get("/api/hello")).isEqualTo(429);
+        assertThat(get("/api/other")).as("another path is not capped").isEqualTo(200);
+    }
+
+    private int get(String path) throws IOException {
+        return RawHttp.get(port, path, "X-API-Key", "path-tester".getBytes(StandardCharsets.US_ASCII));
+    }
+}
