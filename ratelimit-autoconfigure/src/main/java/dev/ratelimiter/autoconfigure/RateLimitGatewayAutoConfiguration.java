@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
@@ -49,7 +50,8 @@ public final class RateLimitGatewayAutoConfiguration {
         RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
                 identity.getTenantHeader(), new ClientAddressResolver(identity.getTrustedProxies(),
                         identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
-        return new RateLimitFilter(evaluator, requestIdentity, missing, VerdictListener.all(listeners.orderedStream().toList()),
-                Clock.systemUTC(), properties.getFilterOrder());
+        return new RateLimitFilter(evaluator, requestIdentity, missing,
+                new ApiKeyFormat(apiKey.getMaxLength(), apiKey.getPattern()),
+                VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder());
     }
 }

@@ -138,6 +138,34 @@ public class RateLimitProperties {
          */
         private int missingStatus = 401;
 
+        /**
+         * Most characters an API key may have; a longer one is refused with 400 before any rule or store is asked. 0:
+         * no limit but the server's header size.
+         */
+        private int maxLength;
+
+        /**
+         * A regular expression every API key must match as a whole (e.g. [A-Za-z0-9_-]{16,64}); a key that does not
+         * is refused with 400 before any rule or store is asked, so junk and rotating keys cost nothing. Empty: none.
+         */
+        private String pattern;
+
+        public int getMaxLength() {
+            return maxLength;
+        }
+
+        public void setMaxLength(int maxLength) {
+            this.maxLength = maxLength;
+        }
+
+        public String getPattern() {
+            return pattern;
+        }
+
+        public void setPattern(String pattern) {
+            this.pattern = pattern;
+        }
+
         public String getHeader() {
             return header;
         }

@@ -81,6 +81,14 @@ final class ProblemResponses {
         return write(exchange, HttpStatus.BAD_REQUEST, body);
     }
 
+    /** 400 for an API key that fails the configured format check: nothing is spent on it. */
+    static Mono<Void> invalidApiKey(ServerWebExchange exchange, String headerName, String problem) {
+        String body = "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                + "\"detail\":" + quote("The API key in the " + headerName + " header " + problem + ".")
+                + ",\"error\":\"invalid_api_key\"}";
+        return write(exchange, HttpStatus.BAD_REQUEST, body);
+    }
+
     /** The configured answer (401 by default) for a request that carries no API key. */
     static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {

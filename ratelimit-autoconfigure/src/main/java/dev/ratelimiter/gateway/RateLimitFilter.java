@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.time.Clock;
 import java.util.Map;
 
+import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
@@ -43,15 +44,22 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final RateLimitEvaluator evaluator;
     private final RequestIdentity identity;
     private final MissingApiKeyPolicy missingApiKey;
+    private final ApiKeyFormat apiKeyFormat;
     private final VerdictListener listener;
     private final Clock clock;
     private final int order;
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, MissingApiKeyPolicy missingApiKey,
             VerdictListener listener, Clock clock, int order) {
+        this(evaluator, identity, missingApiKey, ApiKeyFormat.ANY, listener, clock, order);
+    }
+
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, MissingApiKeyPolicy missingApiKey,
+            ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order) {
         this.evaluator = evaluator;
         this.identity = identity;
         this.missingApiKey = missingApiKey;
+        this.apiKeyFormat = apiKeyFormat;
         this.listener = listener;
         this.clock = clock;
         this.order = order;
@@ -70,6 +78,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         String apiKey = identity.apiKey(headers);
         if (apiKey == null && missingApiKey.reject()) {
             return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
+        }
+        String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
+        if (malformed != null) {
+            return ProblemResponses.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
         }
         RequestAttributes request = attributes(exchange, headers, apiKey);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);

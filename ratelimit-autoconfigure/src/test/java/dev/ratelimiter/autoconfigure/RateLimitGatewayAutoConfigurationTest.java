@@ -58,6 +58,14 @@ class RateLimitGatewayAutoConfigurationTest {
     }
 
     @Test
+    void anApiKeyPatternThatIsNotARegularExpressionFailsTheStartNamingIt() {
+        runner.withPropertyValues("ratelimit.api-key.pattern=[a-z").run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessageContaining("ratelimit.api-key.pattern '[a-z' is not a regular expression"));
+        runner.withPropertyValues("ratelimit.api-key.max-length=-1").run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessageContaining("ratelimit.api-key.max-length must be 0 (no limit) or more"));
+    }
+
+    @Test
     void aUserFilterMakesOursBackOff() {
         runner.withUserConfiguration(UserFilter.class).run(context -> {
             assertThat(context).hasSingleBean(RateLimitFilter.class);

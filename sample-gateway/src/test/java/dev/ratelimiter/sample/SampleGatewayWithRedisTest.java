@@ -45,6 +45,13 @@ class SampleGatewayWithRedisTest {
         assertThat(redis.command("HGET", bucket, "t")).startsWith("9");
         String quota = redis.command("KEYS", "rl:*:free-hourly@w3600000").trim();
         assertThat(redis.command("HGET", quota, "c")).as("the hourly quota counted the request too").isEqualTo("1");
+
+        // the sample's key format: junk keys are refused before anything is written for them
+        client.get().uri("/api/hello").header("X-API-Key", "junk key {" + "x".repeat(200) + "}").exchange()
+                .expectStatus().isBadRequest()
+                .expectBody().jsonPath("$.error").isEqualTo("invalid_api_key");
+        assertThat(redis.command("KEYS", "rl:*:free.default@t").trim().lines()).as("still the demo key's bucket only")
+                .hasSize(1);
     }
 
     @Test

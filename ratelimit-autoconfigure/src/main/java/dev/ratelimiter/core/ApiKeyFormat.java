@@ -1,0 +1,48 @@
+package dev.ratelimiter.core;
+
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * What an API key must look like before the limiter spends anything on it: at most {@code maxLength} characters and,
+ * when a pattern is given, the whole key matching it. A key that does not is refused at once (400), so that junk keys
+ * never reach the store; the length is checked first, so the pattern never runs on a long input.
+ */
+public final class ApiKeyFormat {
+
+    /** No check beyond the server's header size limit. */
+    public static final ApiKeyFormat ANY = new ApiKeyFormat(0, null);
+
+    private final int maxLength;
+    private final Pattern pattern;
+
+    /**
+     * @param maxLength most characters a key may have; 0: no limit of ours
+     * @param pattern a regular expression the whole key must match; null or blank: none
+     */
+    public ApiKeyFormat(int maxLength, String pattern) {
+        if (maxLength < 0) {
+            throw new IllegalArgumentException("ratelimit.api-key.max-length must be 0 (no limit) or more, but was "
+                    + maxLength);
+        }
+        this.maxLength = maxLength;
+        try {
+            this.pattern = pattern == null || pattern.isBlank() ? null : Pattern.compile(pattern);
+        }
+        catch (PatternSyntaxException ex) {
+            throw new IllegalArgumentException("ratelimit.api-key.pattern '" + pattern + "' is not a regular "
+                    + "expression: " + ex.getDescription() + " at index " + ex.getIndex());
+        }
+    }
+
+    /** Why the key is refused, in words for the client (never echoing the key); null when it is fine. */
+    public String problem(String apiKey) {
+        if (maxLength > 0 && apiKey.length() > maxLength) {
+            return "is longer than " + maxLength + " characters";
+        }
+        if (pattern != null && !pattern.matcher(apiKey).matches()) {
+            return "is not in the expected format";
+        }
+        return null;
+    }
+}
