@@ -30,9 +30,20 @@ public final class ClientAddressResolver {
     /** The forwarding header the trusted proxies write. */
     public enum Header {
         /** {@code X-Forwarded-For: client, proxy1, proxy2}. */
-        X_FORWARDED_FOR,
+        X_FORWARDED_FOR("X-Forwarded-For"),
         /** RFC 7239 {@code Forwarded: for=client, for="[2001:db8::1]:443"}. */
-        FORWARDED
+        FORWARDED("Forwarded");
+
+        private final String headerName;
+
+        Header(String headerName) {
+            this.headerName = headerName;
+        }
+
+        /** The HTTP header's name. */
+        public String headerName() {
+            return headerName;
+        }
     }
 
     private final List<Cidr> trustedProxies;

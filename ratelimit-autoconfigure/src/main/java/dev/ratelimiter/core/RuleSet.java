@@ -37,7 +37,14 @@ public final class RuleSet {
         List<CompiledRule> general = new ArrayList<>();
         Map<String, List<CompiledRule>> byApiKey = new HashMap<>();
         int order = 0;
+        boolean clientIp = false;
+        boolean user = false;
+        boolean tenant = false;
         for (Rule rule : builder.rules.values()) {
+            // shards hash the caller to one: its API key, else its user, else its address
+            clientIp |= rule.key().contains(Dimension.CLIENT_IP) || rule.shards() > 1;
+            user |= rule.key().contains(Dimension.USER) || rule.shards() > 1;
+            tenant |= rule.key().contains(Dimension.TENANT);
             CompiledRule compiled = new CompiledRule(rule, order++);
             if (rule.match().apiKeys().isEmpty()) {
                 general.add(compiled);
@@ -49,12 +56,9 @@ public final class RuleSet {
         }
         this.general = List.copyOf(general);
         this.byApiKey = Map.copyOf(byApiKey);
-        this.needsClientIp = builder.rules.values().stream()
-                .anyMatch(rule -> rule.key().contains(Dimension.CLIENT_IP) || rule.shards() > 1);
-        // shards hash the caller, which may be the user
-        this.needsUser = builder.rules.values().stream()
-                .anyMatch(rule -> rule.key().contains(Dimension.USER) || rule.shards() > 1);
-        this.needsTenant = builder.rules.values().stream().anyMatch(rule -> rule.key().contains(Dimension.TENANT));
+        this.needsClientIp = clientIp;
+        this.needsUser = user;
+        this.needsTenant = tenant;
     }
 
     public static Builder builder(String defaultTier) {

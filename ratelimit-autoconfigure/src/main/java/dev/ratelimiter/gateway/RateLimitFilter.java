@@ -83,7 +83,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (malformed != null) {
             return ProblemResponses.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
         }
-        RequestAttributes request = attributes(exchange, headers, apiKey);
+        RequestAttributes request = attributes(exchange, headers, apiKey, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
@@ -121,14 +121,15 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return ProblemResponses.rateLimited(exchange, verdict.limiting().orElseThrow());
     }
 
-    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey) {
+    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey,
+            RuleSet rules) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
         String routeClass = routeClassOf(metadata);
-        RuleSet rules = evaluator.rules();
         return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
                 rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
-                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, rules.tierOf(apiKey), cost(metadata));
+                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, rules.tierOf(apiKey),
+                cost(metadata));
     }
 
     /** The route class a route's metadata names, else {@value #DEFAULT_ROUTE_CLASS}. */

@@ -66,11 +66,9 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         }
         // A Netty peer is always resolved (an address, never a name); an unresolved one is read as a literal only.
         byte[] address = peer.getAddress() != null ? peer.getAddress().getAddress() : IpLiteral.parse(peer.getHostString());
-        if (!addresses.readsForwardingHeaders()) {
-            return addresses.resolve(address, List.of());
-        }
-        String header = addresses.header() == ClientAddressResolver.Header.FORWARDED ? "Forwarded" : "X-Forwarded-For";
-        return addresses.resolve(address, exchange.getRequest().getHeaders().getOrEmpty(header));
+        List<String> forwarding = addresses.readsForwardingHeaders()
+                ? exchange.getRequest().getHeaders().getOrEmpty(addresses.header().headerName()) : List.of();
+        return addresses.resolve(address, forwarding);
     }
 
     /** Where a dimension's value comes from, in words a client can act on. */
