@@ -4,6 +4,7 @@ import java.util.Map;
 
 import dev.ratelimiter.core.RuntimeRules;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -24,12 +25,13 @@ public class RateLimitControlEndpoint {
 
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> set(@Nullable Boolean killSwitch, @Nullable String tier,
-            @Nullable Boolean enforce) {
+            @Nullable Boolean enforce, SecurityContext caller) {
+        String operator = RateLimitRulesEndpoint.operator(caller);
         if (killSwitch != null && tier == null && enforce == null) {
-            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.KILL_SWITCH, killSwitch));
+            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.KILL_SWITCH, killSwitch, operator));
         }
         if (killSwitch == null && tier != null && enforce != null) {
-            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.enforceKey(tier), enforce));
+            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.enforceKey(tier), enforce, operator));
         }
         return new WebEndpointResponse<>(Map.of("error", "invalid_control", "reason",
                 "Send either {\"killSwitch\": true|false} or {\"tier\": \"name\", \"enforce\": true|false}."), 400);

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import dev.ratelimiter.core.Rule;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -65,7 +66,7 @@ public class RateLimitRulesEndpoint {
             @Nullable String whenMissing, @Nullable String enabled,
             @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
-            @Nullable String matchApiKeys) {
+            @Nullable String matchApiKeys, SecurityContext caller) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("group", group);
         settings.put("key", key);
@@ -89,12 +90,17 @@ public class RateLimitRulesEndpoint {
         settings.put("match.routeClasses", matchRouteClasses);
         settings.put("match.tiers", matchTiers);
         settings.put("match.apiKeys", matchApiKeys);
-        return respond(admin.put(id, settings));
+        return respond(admin.put(id, settings, operator(caller)));
     }
 
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> delete(@Selector String id) {
-        return respond(admin.delete(id));
+    public WebEndpointResponse<Map<String, Object>> delete(@Selector String id, SecurityContext caller) {
+        return respond(admin.delete(id, operator(caller)));
+    }
+
+    /** Who is calling, for the audit log: the authenticated user, or a mark that nobody was asked. */
+    static String operator(SecurityContext caller) {
+        return caller.getPrincipal() != null ? caller.getPrincipal().getName() : "(unauthenticated)";
     }
 
     static WebEndpointResponse<Map<String, Object>> respond(RuleAdmin.Result result) {

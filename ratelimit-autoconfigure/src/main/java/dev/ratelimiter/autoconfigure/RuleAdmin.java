@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.JsonText;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.PolicyNames;
@@ -19,6 +20,8 @@ import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuntimeRules;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -26,6 +29,12 @@ import reactor.core.publisher.Mono;
  * rule set it would produce before anything is written, so a bad rule is refused and the rules in force stay.
  */
 public final class RuleAdmin {
+
+    /** One line per operator change, refused or not: who, what, and the rule version before and after. */
+    private static final Logger audit = LoggerFactory.getLogger("dev.ratelimiter.audit");
+
+    /** The operator of calls made in-process (tests, code of the application), not through an endpoint. */
+    public static final String IN_PROCESS = "(in-process)";
 
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
     private static final int WRITE_ATTEMPTS = 3;
@@ -60,6 +69,47 @@ public final class RuleAdmin {
 
     /** Adds or replaces a runtime rule from its settings as sent (nested maps and lists, relaxed names). */
     public Result put(String id, Map<String, Object> settings) {
+        return put(id, settings, IN_PROCESS);
+    }
+
+    /** {@link #put(String, Map)} on behalf of {@code operator}, written to the audit log. */
+    public Result put(String id, Map<String, Object> settings, String operator) {
+        long before = sync.status().version();
+        return audited(operator, "put-rule", id, before, putRule(id, settings));
+    }
+
+    public Result delete(String id) {
+        return delete(id, IN_PROCESS);
+    }
+
+    /** {@link #delete(String)} on behalf of {@code operator}, written to the audit log. */
+    public Result delete(String id, String operator) {
+        long before = sync.status().version();
+        return audited(operator, "delete-rule", id, before, deleteRule(id));
+    }
+
+    /** Sets the kill switch or a tier's enforcement flag; answers 200 only once it is in force on this instance. */
+    public Result control(String name, boolean value) {
+        return control(name, value, IN_PROCESS);
+    }
+
+    /** {@link #control(String, boolean)} on behalf of {@code operator}, written to the audit log. */
+    public Result control(String name, boolean value, String operator) {
+        long before = sync.status().version();
+        return audited(operator, "set-" + name + "=" + value, null, before, setControl(name, value));
+    }
+
+    private static Result audited(String operator, String action, String id, long before, Result result) {
+        Object after = result.status() == 200 ? result.body().get("version") : null;
+        Object error = result.body().get("error");
+        // The operator name and rule id are printed quoted and escaped: neither may forge a second log line.
+        audit.info("operator={} action={}{} version={}->{} status={}{}", JsonText.quote(operator), action,
+                id == null ? "" : " rule=" + JsonText.quote(id), before, after == null ? before : after,
+                result.status(), error == null ? "" : " error=" + error);
+        return result;
+    }
+
+    private Result putRule(String id, Map<String, Object> settings) {
         if (!PolicyNames.isValid(id)) {
             return Result.problem(400, "invalid_rule", "id", "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
                     + "'-', starting with a letter or digit; got '" + id + "'.");
@@ -76,7 +126,7 @@ public final class RuleAdmin {
                 expected -> store.putRule(id, spec, expected));
     }
 
-    public Result delete(String id) {
+    private Result deleteRule(String id) {
         RuntimeRules latest;
         try {
             latest = sync.latest();
@@ -95,8 +145,7 @@ public final class RuleAdmin {
         return writeRule(id, specs -> specs.remove(id), expected -> store.deleteRule(id, expected));
     }
 
-    /** Sets the kill switch or a tier's enforcement flag; answers 200 only once it is in force on this instance. */
-    public Result control(String name, boolean value) {
+    private Result setControl(String name, boolean value) {
         if (!RuntimeRules.KILL_SWITCH.equals(name) && !isEnforceSwitch(name)) {
             return Result.problem(400, "invalid_control", "tier", "Tier names are 1 to 128 letters, digits, '.', '_' "
                     + "or '-'; got '" + name.substring(5, Math.max(5, name.length() - 8)) + "'.");

@@ -28,6 +28,11 @@ final class GatewayInstance {
         return new SpringApplicationBuilder(TestGatewayApplication.class).properties(all.toArray(String[]::new)).run();
     }
 
+    /** The port the instance's web server listens on now. */
+    static int port(ConfigurableApplicationContext context) {
+        return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+    }
+
     /** A client of the instance's web server, on the port it listens on now (it changes when it is restarted). */
     static WebTestClient client(ConfigurableApplicationContext context) {
         String port = context.getEnvironment().getProperty("local.server.port");

@@ -1,0 +1,53 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
+import org.springframework.core.env.Environment;
+
+/**
+ * Where the actuator endpoints are served, and so whether they must be authenticated: by default they must be
+ * wherever anything but this host can reach them.
+ *
+ * @param separatePort whether the endpoints have a management port of their own
+ * @param address the address they listen on, or null for every address of the host
+ * @param secured whether authentication is required
+ */
+record OperatorEndpointExposure(boolean separatePort, @Nullable String address, boolean secured) {
+
+    static final String ENABLED = "ratelimit.management.security.enabled";
+
+    static OperatorEndpointExposure of(Environment environment) {
+        ManagementPortType type = ManagementPortType.get(environment);
+        boolean separate = type == ManagementPortType.DIFFERENT;
+        String address = environment.getProperty(separate ? "management.server.address" : "server.address");
+        Boolean enabled = environment.getProperty(ENABLED, Boolean.class);
+        boolean secured = type != ManagementPortType.DISABLED
+                && (enabled != null ? enabled : !isLoopback(address));
+        return new OperatorEndpointExposure(separate, address, secured);
+    }
+
+    /** For messages: "the management port on all addresses", "the server port on 10.0.0.5". */
+    String describe() {
+        return (separatePort ? "the management port" : "the server port (no management.server.port)") + " on "
+                + (address == null || address.isBlank() ? "every address of the host" : address);
+    }
+
+    /**
+     * Only an address that is loopback for certain; an unset address means all of them. Names are resolved at
+     * start-up only (this runs once, never on a request), and one that does not resolve counts as reachable.
+     */
+    static boolean isLoopback(@Nullable String address) {
+        if (address == null || address.isBlank()) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(address.trim()).isLoopbackAddress();
+        }
+        catch (UnknownHostException ex) {
+            return false;
+        }
+    }
+}

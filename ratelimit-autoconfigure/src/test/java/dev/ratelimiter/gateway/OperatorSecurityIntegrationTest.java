@@ -1,0 +1,202 @@
+package dev.ratelimiter.gateway;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.testsupport.LoopbackPorts;
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator endpoints on a management port of their own, authenticated as they are wherever that port leaves
+ * loopback (forced on here, because tests listen on loopback only): nobody unauthenticated changes a limit or a
+ * switch, whatever the path looks like; the viewer reads but never writes; the admin does both, and each change is
+ * an audit line naming who made it; the probes and the gateway's traffic need no credentials.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class OperatorSecurityIntegrationTest {
+
+    static final String ADMIN = "ops-admin";
+    static final String ADMIN_PASSWORD = "admin-secret-0123";
+    static final String VIEWER_PASSWORD = "viewer-secret-0123";
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    static final StubUpstream upstream = StubUpstream.start();
+
+    static ConfigurableApplicationContext gateway;
+    static int managementPort;
+
+    @BeforeAll
+    static void start() {
+        managementPort = LoopbackPorts.free();
+        gateway = GatewayInstance.start(redis.url(), upstream.uri(),
+                "management.server.port=" + managementPort, "management.server.address=127.0.0.1",
+                "management.endpoints.web.exposure.include=health,ratelimit,ratelimitcontrol,prometheus",
+                "management.endpoint.health.show-details=when-authorized",
+                "ratelimit.management.security.enabled=true",
+                "ratelimit.management.security.admin.username=" + ADMIN,
+                "ratelimit.management.security.admin.password=" + ADMIN_PASSWORD,
+                "ratelimit.management.security.viewer.password=" + VIEWER_PASSWORD,
+                "ratelimit.default-tier=free",
+                "ratelimit.tiers.free.limits.default.capacity=3",
+                "ratelimit.tiers.free.limits.default.refill-tokens=1",
+                "ratelimit.tiers.free.limits.default.refill-period=1h");
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+        upstream.close();
+    }
+
+    @Test
+    void nobodyUnauthenticatedOrWithAWrongPasswordFlipsTheKillSwitch() throws IOException {
+        String body = "{\"killSwitch\": true}";
+        assertThat(RawHttp.send(managementPort, "POST", "/actuator/ratelimitcontrol", body)).isEqualTo(401);
+        assertThat(RawHttp.send(managementPort, "POST", "/actuator/ratelimitcontrol", body,
+                basic(ADMIN, "wrong-password-0000"))).isEqualTo(401);
+        assertThat(RawHttp.send(managementPort, "POST", "/actuator/ratelimitcontrol", body,
+                basic("nobody", ADMIN_PASSWORD))).isEqualTo(401);
+        assertThat(RawHttp.send(managementPort, "POST", "/actuator/ratelimitcontrol", body,
+                basic("ratelimit-viewer", VIEWER_PASSWORD))).isEqualTo(403);
+
+        assertThat(view().get("killSwitch")).isEqualTo(false);
+        // and the limit still holds: 3 allowed, the 4th refused
+        List<Integer> statuses = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            statuses.add(RawHttp.get(GatewayInstance.port(gateway), "/api/x", "X-API-Key: kill-switch-probe"));
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 429);
+    }
+
+    @Test
+    void noPathVariantReachesAWriteWithoutCredentials() throws IOException {
+        String body = "{\"killSwitch\": true}";
+        List<String> paths = List.of("/actuator/ratelimitcontrol/", "//actuator/ratelimitcontrol",
+                "/actuator//ratelimitcontrol", "/actuator/ratelimitcontrol;x=1", "/actuator/%72atelimitcontrol",
+                "/actuator/ratelimitcontrol%2F", "/ACTUATOR/ratelimitcontrol", "/actuator/./ratelimitcontrol",
+                "/actuator/health/../ratelimitcontrol", "/actuator/health/..;/ratelimitcontrol",
+                "/actuator/health/%2e%2e/ratelimitcontrol", "/actuator/prometheus/../ratelimitcontrol");
+        for (String path : paths) {
+            for (String method : List.of("POST", "PUT", "DELETE", "PATCH")) {
+                int status = RawHttp.send(managementPort, method, path, body);
+                assertThat(status).as(method + " " + path).isIn(400, 401, 404, 405);
+            }
+        }
+        for (String path : List.of("/actuator/ratelimit/free.default", "/actuator/ratelimit//free.default",
+                "/actuator/ratelimit/free.default/", "/actuator/health/../ratelimit/free.default")) {
+            assertThat(RawHttp.send(managementPort, "POST", path, "{\"capacity\": 1, \"refillTokens\": 1, "
+                    + "\"refillPeriod\": \"1d\"}")).as("POST " + path).isIn(400, 401, 404, 405);
+            assertThat(RawHttp.send(managementPort, "DELETE", path, "")).as("DELETE " + path)
+                    .isIn(400, 401, 404, 405);
+        }
+        assertThat(view().get("killSwitch")).isEqualTo(false);
+        assertThat(((Map<?, ?>) view().get("rules")).get("free.default").toString()).contains("capacity=3");
+    }
+
+    @Test
+    void theViewerReadsAndTheAnonymousCallerDoesNot() throws IOException {
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit")).isEqualTo(401);
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit", basic("ratelimit-viewer", VIEWER_PASSWORD)))
+                .isEqualTo(200);
+        assertThat(RawHttp.get(managementPort, "/actuator", basic("ratelimit-viewer", VIEWER_PASSWORD)))
+                .isEqualTo(200);
+        assertThat(RawHttp.get(managementPort, "/actuator")).isEqualTo(401);
+    }
+
+    @Test
+    void theProbesAndTheScrapeNeedNoCredentialsAndHealthDetailsOnlyShowToAnAuthenticatedCaller() {
+        Map<String, Object> anonymous = management().get().uri("/actuator/health").exchange()
+                .expectStatus().isOk().expectBody(new ParameterizedTypeReference<Map<String, Object>>() { })
+                .returnResult().getResponseBody();
+        assertThat(anonymous).containsKey("status").doesNotContainKey("components");
+        Map<String, Object> viewer = management().get().uri("/actuator/health")
+                .header(HttpHeaders.AUTHORIZATION, credentials("ratelimit-viewer", VIEWER_PASSWORD)).exchange()
+                .expectStatus().isOk().expectBody(new ParameterizedTypeReference<Map<String, Object>>() { })
+                .returnResult().getResponseBody();
+        assertThat(viewer).containsKey("components");
+        management().get().uri("/actuator/prometheus").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void theAdminChangesARuleAndTheSwitchesAndEachChangeIsAnAuditLineNamingTheAdmin(CapturedOutput output) {
+        Map<String, Object> put = management().post().uri("/actuator/ratelimit/audited-rule")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("capacity", "7", "refillTokens", "7", "refillPeriod", "1m",
+                        "matchRouteIds", "nothing-routes-here"))
+                .exchange().expectStatus().isOk()
+                .expectBody(new ParameterizedTypeReference<Map<String, Object>>() { }).returnResult()
+                .getResponseBody();
+        long version = ((Number) put.get("version")).longValue();
+        assertThat(output.getOut()).containsPattern("operator=\"" + ADMIN + "\" action=put-rule "
+                + "rule=\"audited-rule\" version=\\d+->" + version + " status=200");
+
+        management().post().uri("/actuator/ratelimit/audited-rule")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(Map.of("capacity", "-1"))
+                .exchange().expectStatus().isBadRequest();
+        assertThat(output.getOut()).containsPattern("operator=\"" + ADMIN + "\" action=put-rule "
+                + "rule=\"audited-rule\" version=" + version + "->" + version + " status=400 error=invalid_rule");
+
+        management().delete().uri("/actuator/ratelimit/audited-rule")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                .exchange().expectStatus().isOk();
+        assertThat(output.getOut()).containsPattern("operator=\"" + ADMIN + "\" action=delete-rule "
+                + "rule=\"audited-rule\" version=" + version + "->" + (version + 1) + " status=200");
+
+        for (boolean on : new boolean[] { true, false }) {
+            management().post().uri("/actuator/ratelimitcontrol")
+                    .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                    .contentType(MediaType.APPLICATION_JSON).bodyValue(Map.of("killSwitch", on))
+                    .exchange().expectStatus().isOk();
+            assertThat(view().get("killSwitch")).isEqualTo(on);
+            assertThat(output.getOut()).containsPattern("operator=\"" + ADMIN + "\" action=set-kill-switch="
+                    + on + " version=\\d+->\\d+ status=200");
+        }
+    }
+
+    @Test
+    void theGatewaysOwnTrafficNeedsNoCredentials() throws IOException {
+        assertThat(RawHttp.get(GatewayInstance.port(gateway), "/api/x", "X-API-Key: traffic")).isEqualTo(200);
+    }
+
+    static Map<String, Object> view() {
+        return management().get().uri("/actuator/ratelimit")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD)).exchange()
+                .expectStatus().isOk().expectBody(new ParameterizedTypeReference<Map<String, Object>>() { })
+                .returnResult().getResponseBody();
+    }
+
+    static WebTestClient management() {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort).build();
+    }
+
+    static String basic(String user, String password) {
+        return HttpHeaders.AUTHORIZATION + ": " + credentials(user, password);
+    }
+
+    static String credentials(String user, String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
+    }
+}
