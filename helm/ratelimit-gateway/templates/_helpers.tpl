@@ -131,3 +131,8 @@ maxUnavailable: {{ if hasSuffix "%" $value }}{{ $value | quote }}{{ else }}{{ $v
 {{- $_ := include "ratelimit-gateway.pdbSetting" . }}
 {{- end }}
 {{- end }}
+
+{{/* The Secret holding the operator passwords: the one given, or the chart's own. */}}
+{{- define "ratelimit-gateway.credentialsSecret" -}}
+{{- .Values.management.auth.existingSecret | default (printf "%s-credentials" (include "ratelimit-gateway.fullname" .)) }}
+{{- end }}

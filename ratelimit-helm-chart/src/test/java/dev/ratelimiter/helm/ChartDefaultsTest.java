@@ -43,7 +43,8 @@ class ChartDefaultsTest {
     @Test
     void rendersTheFleetAndNothingOptional() {
         assertThat(fleet.manifests().all()).extracting(o -> o.get("kind")).containsExactlyInAnyOrder(
-                "Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "ServiceAccount");
+                "Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "ServiceAccount", "Secret",
+                "NetworkPolicy");
         assertThat(fleet.serviceMonitor()).isEmpty();
         assertThat(fleet.hpa()).isEmpty();
         assertThat(fleet.managementService()).isEmpty();
