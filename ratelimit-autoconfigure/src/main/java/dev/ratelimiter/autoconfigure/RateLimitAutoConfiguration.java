@@ -6,6 +6,7 @@ import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
 import org.slf4j.Logger;
@@ -42,6 +43,11 @@ public final class RateLimitAutoConfiguration {
         if (configured.rules().isEmpty()) {
             logger.warn("No rate limits are configured (ratelimit.tiers and ratelimit.rules are empty): "
                     + "every request passes unlimited until rules are added");
+        }
+        if (configured.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !configured.listsAnyApiKey()) {
+            logger.warn("ratelimit.api-key.unknown.policy is {} but no tier lists an API key "
+                    + "(ratelimit.tiers.<tier>.api-keys) and no override names one: every key is unknown until "
+                    + "runtime overrides name some", configured.unknownApiKeys());
         }
         return new RuleSetHolder(configured);
     }

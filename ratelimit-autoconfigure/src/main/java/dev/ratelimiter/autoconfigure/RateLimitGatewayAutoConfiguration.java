@@ -6,7 +6,8 @@ import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
-import dev.ratelimiter.gateway.MissingApiKeyPolicy;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,9 +39,14 @@ public final class RateLimitGatewayAutoConfiguration {
             ObjectProvider<VerdictListener> listeners) {
         RateLimitProperties.ApiKey apiKey = properties.getApiKey();
         RateLimitProperties.Identity identity = properties.getIdentity();
-        MissingApiKeyPolicy missing = new MissingApiKeyPolicy(
+        int unknownStatus = apiKey.getUnknown().getStatus();
+        if (unknownStatus != 401 && unknownStatus != 403) {
+            throw new InvalidLimitException("ratelimit.api-key.unknown.status", "ratelimit.api-key.unknown.status "
+                    + "must be 401 or 403 (a refused credential), but was " + unknownStatus + ".");
+        }
+        ApiKeyRefusals refusals = new ApiKeyRefusals(
                 apiKey.getWhenMissing() == RateLimitProperties.MissingKeyAction.REJECT,
-                HttpStatusCode.valueOf(apiKey.getMissingStatus()));
+                HttpStatusCode.valueOf(apiKey.getMissingStatus()), HttpStatusCode.valueOf(unknownStatus));
         if (identity.getTrustedProxyHops() != 0) {
             throw new IllegalStateException("ratelimit.identity.trusted-proxy-hops was removed: it believed the "
                     + "X-Forwarded-For entry of any peer, so a client reaching the gateway directly chose its own "
@@ -50,7 +56,7 @@ public final class RateLimitGatewayAutoConfiguration {
         RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
                 identity.getTenantHeader(), new ClientAddressResolver(identity.getTrustedProxies(),
                         identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
-        return new RateLimitFilter(evaluator, requestIdentity, missing,
+        return new RateLimitFilter(evaluator, requestIdentity, refusals,
                 new ApiKeyFormat(apiKey.getMaxLength(), apiKey.getPattern()),
                 VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder());
     }

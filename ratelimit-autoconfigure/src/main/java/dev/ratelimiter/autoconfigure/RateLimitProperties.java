@@ -1,5 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -121,6 +123,54 @@ public class RateLimitProperties {
     }
 
     /** How clients identify themselves. */
+    /** What happens to API keys nobody listed ({@code ratelimit.api-key.unknown}). */
+    public static class Unknown {
+
+        /**
+         * default-tier: a client of the default tier like any other; reject: refused with {@code status} before any
+         * rule or store is asked; per-address: limited by one small bucket per client address ({@code limit}) and
+         * by nothing else, so rotating keys buys nothing and creates no state per key.
+         */
+        private UnknownApiKeyPolicy policy = UnknownApiKeyPolicy.DEFAULT_TIER;
+
+        /** Status of the refusal under the reject policy (401 or 403). */
+        private int status = 401;
+
+        /**
+         * The per-address bucket under the per-address policy (a token bucket or sliding window, keyed by the client
+         * address as ratelimit.identity resolves it). Default: a burst of 10, refilled at 1 per second.
+         */
+        private final LimitProperties limit = defaultUnknownLimit();
+
+        private static LimitProperties defaultUnknownLimit() {
+            LimitProperties limit = new LimitProperties();
+            limit.setCapacity(10);
+            limit.setRefillTokens(1);
+            limit.setRefillPeriod(java.time.Duration.ofSeconds(1));
+            return limit;
+        }
+
+        public UnknownApiKeyPolicy getPolicy() {
+            return policy;
+        }
+
+        public void setPolicy(UnknownApiKeyPolicy policy) {
+            this.policy = policy;
+        }
+
+        public int getStatus() {
+            return status;
+        }
+
+        public void setStatus(int status) {
+            this.status = status;
+        }
+
+        public LimitProperties getLimit() {
+            return limit;
+        }
+    }
+
     public static class ApiKey {
 
         /**
@@ -149,6 +199,13 @@ public class RateLimitProperties {
          * is refused with 400 before any rule or store is asked, so junk and rotating keys cost nothing. Empty: none.
          */
         private String pattern;
+
+        /** API keys that no tier lists and no customer override names. */
+        private final Unknown unknown = new Unknown();
+
+        public Unknown getUnknown() {
+            return unknown;
+        }
 
         public int getMaxLength() {
             return maxLength;

@@ -15,6 +15,7 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -95,6 +96,24 @@ final class RuleFactory {
         }
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);
+        }
+    }
+
+    /** The bucket of API keys nobody listed, per client address ({@code ratelimit.api-key.unknown.limit}). */
+    static Rule unknownKeys(LimitProperties settings) {
+        String source = "ratelimit.api-key.unknown.limit.";
+        Limit limit = limit(settings, source);
+        if (limit instanceof ConcurrencyLimit) {
+            throw new InvalidLimitException(source + "algorithm", "The bucket of unknown API keys limits a rate: use "
+                    + "algorithm token-bucket or sliding-window.");
+        }
+        try {
+            return new Rule(RuleSet.UNKNOWN_KEYS, RuleSet.UNKNOWN_KEYS, new Match(Set.of(), List.of(), Set.of(),
+                    Set.of(RuleSet.UNKNOWN_KEYS), Set.of()), List.of(Dimension.CLIENT_IP), limit, 0, Mode.ENFORCE,
+                    settings.getFailureMode(), settings.getStoreMode(), 1);
+        }
+        catch (InvalidLimitException ex) {
+            throw named(ex, RuleSet.UNKNOWN_KEYS, source);
         }
     }
 

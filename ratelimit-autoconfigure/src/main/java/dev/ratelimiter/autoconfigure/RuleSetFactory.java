@@ -11,6 +11,7 @@ import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuntimeRules;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
 
 /**
  * Builds the rule set in force from the configured rules plus the runtime rules, in that order: a runtime rule
@@ -56,6 +57,9 @@ final class RuleSetFactory {
                 rules.rule(rule);
             }
         });
+        RateLimitProperties.Unknown unknown = properties.getApiKey().getUnknown();
+        rules.unknownApiKeys(unknown.getPolicy(), unknown.getPolicy() == UnknownApiKeyPolicy.PER_ADDRESS
+                ? RuleFactory.unknownKeys(unknown.getLimit()) : null);
         applyControl(runtime.control(), rules);
         RuleSet built = rules.build();
         built.rules().values().forEach(rule -> knownTiers.addAll(rule.match().tiers()));

@@ -15,6 +15,12 @@ import java.util.Set;
  */
 public final class RuleSet {
 
+    /**
+     * The tier, rule id and group of API keys nobody listed, under {@link UnknownApiKeyPolicy#PER_ADDRESS}: reserved,
+     * so that no configured tier or rule can take the name.
+     */
+    public static final String UNKNOWN_KEYS = "unknown-api-key";
+
     private final long version;
     private final String defaultTier;
     private final Map<String, String> tierByApiKey;
@@ -26,6 +32,8 @@ public final class RuleSet {
     private final boolean needsClientIp;
     private final boolean needsUser;
     private final boolean needsTenant;
+    private final UnknownApiKeyPolicy unknownKeys;
+    private final List<Rule> unknownKeyRules;
 
     private RuleSet(Builder builder) {
         this.version = builder.version;
@@ -59,6 +67,9 @@ public final class RuleSet {
         this.needsClientIp = clientIp;
         this.needsUser = user;
         this.needsTenant = tenant;
+        this.unknownKeys = builder.unknownKeys;
+        Rule unknownKeyRule = builder.rules.get(UNKNOWN_KEYS);
+        this.unknownKeyRules = unknownKeyRule == null ? List.of() : List.of(unknownKeyRule);
     }
 
     public static Builder builder(String defaultTier) {
@@ -79,6 +90,21 @@ public final class RuleSet {
 
     public boolean killSwitch() {
         return killSwitch;
+    }
+
+    /** What happens to API keys that {@linkplain #knows no tier or override lists}. */
+    public UnknownApiKeyPolicy unknownApiKeys() {
+        return unknownKeys;
+    }
+
+    /** Whether a tier lists this API key, or a rule (a customer override) matches it by name. */
+    public boolean knows(String apiKey) {
+        return tierByApiKey.containsKey(apiKey) || byApiKey.containsKey(apiKey);
+    }
+
+    /** Whether a tier lists any API key, or any override names one: if not, under a policy, every key is unknown. */
+    public boolean listsAnyApiKey() {
+        return !tierByApiKey.isEmpty() || !byApiKey.isEmpty();
     }
 
     /** Whether denials of this tier's clients are enforced (false: every rule acts as in shadow for them). */
@@ -118,6 +144,9 @@ public final class RuleSet {
      * when the request has them all.
      */
     public List<Rule> applicableTo(RequestAttributes request) {
+        if (UNKNOWN_KEYS.equals(request.tier())) {
+            return unknownKeyRules; // an unknown key gets the per-address bucket and nothing that is kept per key
+        }
         Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
         consider(request, general, bestByGroup);
         if (request.apiKey() != null) {
@@ -183,6 +212,7 @@ public final class RuleSet {
         private final Set<String> shadowTiers = new HashSet<>();
         private boolean killSwitch;
         private final Map<String, Rule> rules = new LinkedHashMap<>();
+        private UnknownApiKeyPolicy unknownKeys = UnknownApiKeyPolicy.DEFAULT_TIER;
 
         private Builder(String defaultTier) {
             this.defaultTier = PolicyNames.requireValid("ratelimit.default-tier", defaultTier);
@@ -211,6 +241,7 @@ public final class RuleSet {
 
         public Builder apiKey(String apiKey, String tier) {
             PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
+            requireNotReserved("ratelimit.tiers." + tier, tier);
             if (apiKey == null || apiKey.isBlank()) {
                 throw new InvalidLimitException("ratelimit.tiers." + tier + ".api-keys",
                         "ratelimit.tiers." + tier + ".api-keys contains an empty API key.");
@@ -224,8 +255,29 @@ public final class RuleSet {
             return this;
         }
 
+        /**
+         * What happens to API keys nobody listed; under {@link UnknownApiKeyPolicy#PER_ADDRESS}, {@code perAddress}
+         * is their bucket: a rule of id, group and tier {@link #UNKNOWN_KEYS} keyed by client address.
+         */
+        public Builder unknownApiKeys(UnknownApiKeyPolicy policy, Rule perAddress) {
+            if (policy == UnknownApiKeyPolicy.PER_ADDRESS && (perAddress == null
+                    || !UNKNOWN_KEYS.equals(perAddress.id()) || !perAddress.key().equals(List.of(Dimension.CLIENT_IP)))) {
+                throw new IllegalArgumentException("the per-address policy needs its rule '" + UNKNOWN_KEYS
+                        + "' keyed by client address, got " + perAddress);
+            }
+            this.unknownKeys = policy;
+            rules.remove(UNKNOWN_KEYS);
+            if (policy == UnknownApiKeyPolicy.PER_ADDRESS) {
+                rules.put(UNKNOWN_KEYS, perAddress);
+            }
+            return this;
+        }
+
         /** Adds a rule, replacing one with the same id (runtime rules replace configured ones this way). */
         public Builder rule(Rule rule) {
+            requireNotReserved("ratelimit.rules." + rule.id(), rule.id());
+            rule.match().tiers().forEach(tier -> requireNotReserved("ratelimit.rules." + rule.id() + ".match.tiers",
+                    tier));
             rules.remove(rule.id());
             rules.put(rule.id(), rule);
             return this;
@@ -235,6 +287,13 @@ public final class RuleSet {
         public Builder without(String id) {
             rules.remove(id);
             return this;
+        }
+
+        private static void requireNotReserved(String setting, String name) {
+            if (UNKNOWN_KEYS.equals(name)) {
+                throw new InvalidLimitException(setting, "'" + UNKNOWN_KEYS + "' is reserved for the bucket of API "
+                        + "keys nobody listed (ratelimit.api-key.unknown); choose another name.");
+            }
         }
 
         public RuleSet build() {

@@ -91,14 +91,26 @@ final class ProblemResponses {
 
     /** The configured answer (401 by default) for a request that carries no API key. */
     static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
+        return credentialRefused(exchange, status, headerName, "This API requires an API key in the " + headerName
+                + " header.", "missing_api_key");
+    }
+
+    /** The configured answer (401 by default) for an API key that no tier or override lists. */
+    static Mono<Void> unknownApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
+        return credentialRefused(exchange, status, headerName, "The API key in the " + headerName
+                + " header is not known here.", "unknown_api_key");
+    }
+
+    /** A refused credential: with 401, {@code WWW-Authenticate} says which header carries the key. */
+    private static Mono<Void> credentialRefused(ServerWebExchange exchange, HttpStatusCode status, String headerName,
+            String detail, String error) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {
             exchange.getResponse().getHeaders().set("WWW-Authenticate", "ApiKey header=" + quote(headerName));
         }
         HttpStatus known = HttpStatus.resolve(status.value());
         String title = known != null ? known.getReasonPhrase() : "Error";
         String body = "{\"type\":\"about:blank\",\"title\":" + quote(title) + ",\"status\":" + status.value()
-                + ",\"detail\":" + quote("This API requires an API key in the " + headerName + " header.")
-                + ",\"error\":\"missing_api_key\"}";
+                + ",\"detail\":" + quote(detail) + ",\"error\":" + quote(error) + "}";
         return write(exchange, status, body);
     }
 

@@ -10,6 +10,7 @@ import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
@@ -43,22 +44,22 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private final RateLimitEvaluator evaluator;
     private final RequestIdentity identity;
-    private final MissingApiKeyPolicy missingApiKey;
+    private final ApiKeyRefusals refusals;
     private final ApiKeyFormat apiKeyFormat;
     private final VerdictListener listener;
     private final Clock clock;
     private final int order;
 
-    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, MissingApiKeyPolicy missingApiKey,
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             VerdictListener listener, Clock clock, int order) {
-        this(evaluator, identity, missingApiKey, ApiKeyFormat.ANY, listener, clock, order);
+        this(evaluator, identity, refusals, ApiKeyFormat.ANY, listener, clock, order);
     }
 
-    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, MissingApiKeyPolicy missingApiKey,
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order) {
         this.evaluator = evaluator;
         this.identity = identity;
-        this.missingApiKey = missingApiKey;
+        this.refusals = refusals;
         this.apiKeyFormat = apiKeyFormat;
         this.listener = listener;
         this.clock = clock;
@@ -76,14 +77,22 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return ProblemResponses.duplicateIdentity(exchange, duplicated);
         }
         String apiKey = identity.apiKey(headers);
-        if (apiKey == null && missingApiKey.reject()) {
-            return ProblemResponses.missingApiKey(exchange, missingApiKey.status(), identity.apiKeyHeader());
+        if (apiKey == null && refusals.rejectMissing()) {
+            return ProblemResponses.missingApiKey(exchange, refusals.missingStatus(), identity.apiKeyHeader());
         }
         String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
         if (malformed != null) {
             return ProblemResponses.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
         }
-        RequestAttributes request = attributes(exchange, headers, apiKey, rules);
+        String tier = rules.tierOf(apiKey);
+        if (apiKey != null && rules.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !rules.killSwitch()
+                && !rules.knows(apiKey)) {
+            if (rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
+                return ProblemResponses.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
+            }
+            tier = RuleSet.UNKNOWN_KEYS;
+        }
+        RequestAttributes request = attributes(exchange, headers, apiKey, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
@@ -121,14 +130,14 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return ProblemResponses.rateLimited(exchange, verdict.limiting().orElseThrow());
     }
 
-    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey,
+    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey, String tier,
             RuleSet rules) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
         String routeClass = routeClassOf(metadata);
         return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
                 rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
-                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, rules.tierOf(apiKey),
+                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, tier,
                 cost(metadata));
     }
 

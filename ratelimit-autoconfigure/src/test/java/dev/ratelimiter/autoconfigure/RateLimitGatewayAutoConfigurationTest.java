@@ -5,7 +5,7 @@ import java.util.List;
 
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
-import dev.ratelimiter.gateway.MissingApiKeyPolicy;
+import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.core.VerdictListener;
@@ -100,7 +100,7 @@ class RateLimitGatewayAutoConfigurationTest {
         RateLimitFilter myFilter(RateLimitEvaluator evaluator) {
             return new RateLimitFilter(evaluator, new RequestIdentity("X-Key", "X-User", "X-Tenant",
                     new ClientAddressResolver(List.of(), 32, 64)),
-                    new MissingApiKeyPolicy(false, HttpStatusCode.valueOf(401)), VerdictListener.NONE, Clock.systemUTC(),
+                    new ApiKeyRefusals(false, HttpStatusCode.valueOf(401), HttpStatusCode.valueOf(401)), VerdictListener.NONE, Clock.systemUTC(),
                     42);
         }
     }

@@ -122,4 +122,38 @@ class RuleSetTest {
     private static List<String> ids(RuleSet rules, RequestAttributes request) {
         return rules.applicableTo(request).stream().map(Rule::id).toList();
     }
+
+    @Test
+    void anUnknownKeyGetsOnlyThePerAddressBucketAndKnownOnesAreThoseListedOrNamed() {
+        Rule perAddress = new Rule(RuleSet.UNKNOWN_KEYS, RuleSet.UNKNOWN_KEYS, new Match(Set.of(), List.of(),
+                Set.of(), Set.of(RuleSet.UNKNOWN_KEYS), Set.of()), List.of(Dimension.CLIENT_IP), tenPerSecond, 0,
+                Mode.ENFORCE, FailureMode.LOCAL);
+        RuleSet rules = RuleSet.builder("free")
+                .apiKey("listed", "free")
+                .rule(rule("free.default", "tier-default", match(Set.of(), Set.of(), Set.of("free"), Set.of())))
+                .rule(rule("everyone", "everyone", Match.ANY))
+                .rule(rule("acme", "tier-default", match(Set.of(), Set.of(), Set.of(), Set.of("acme-key"))))
+                .unknownApiKeys(UnknownApiKeyPolicy.PER_ADDRESS, perAddress)
+                .build();
+        assertThat(rules.knows("listed")).isTrue();
+        assertThat(rules.knows("acme-key")).isTrue();
+        assertThat(rules.knows("junk")).isFalse();
+        assertThat(rules.needsClientIp()).isTrue();
+        RequestAttributes unknown = new RequestAttributes("junk", null, null, "192.0.2.1", "api", "/x", "default",
+                RuleSet.UNKNOWN_KEYS, 1);
+        assertThat(ids(rules, unknown)).containsExactly(RuleSet.UNKNOWN_KEYS);
+        assertThat(ids(rules, request("listed", "free", "default"))).containsExactly("free.default", "everyone");
+    }
+
+    @Test
+    void theUnknownKeysNameIsReservedForTiersAndRules() {
+        assertThatThrownBy(() -> RuleSet.builder("free").apiKey("k", RuleSet.UNKNOWN_KEYS))
+                .isInstanceOf(InvalidLimitException.class).hasMessageContaining("reserved");
+        assertThatThrownBy(() -> RuleSet.builder("free").rule(rule(RuleSet.UNKNOWN_KEYS, "g", Match.ANY)))
+                .isInstanceOf(InvalidLimitException.class).hasMessageContaining("reserved");
+        assertThatThrownBy(() -> RuleSet.builder("free").rule(rule("r", "g", match(Set.of(), Set.of(),
+                Set.of(RuleSet.UNKNOWN_KEYS), Set.of())))).isInstanceOf(InvalidLimitException.class);
+        assertThatThrownBy(() -> RuleSet.builder("free").unknownApiKeys(UnknownApiKeyPolicy.PER_ADDRESS,
+                rule(RuleSet.UNKNOWN_KEYS, "g", Match.ANY))).isInstanceOf(IllegalArgumentException.class);
+    }
 }

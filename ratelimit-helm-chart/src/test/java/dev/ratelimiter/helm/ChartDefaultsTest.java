@@ -6,6 +6,7 @@ import java.util.Map;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import dev.ratelimiter.helm.support.Fleet;
 import dev.ratelimiter.helm.support.Helm;
 import dev.ratelimiter.helm.support.HelmBinary;
@@ -117,10 +118,14 @@ class ChartDefaultsTest {
         StarterValidation.run(fleet.applicationYml(), context -> {
             assertThat(context).hasNotFailed();
             RuleSet rules = context.getBean(RuleSetHolder.class).get();
-            assertThat(rules.rules()).containsOnlyKeys("free.default");
+            assertThat(rules.rules()).containsOnlyKeys("free.default", RuleSet.UNKNOWN_KEYS);
             assertThat(rules.defaultTier()).isEqualTo("free");
             assertThat(rules.rules().get("free.default").limit()).isEqualTo(
                     new TokenBucketLimit(10, 5, java.time.Duration.ofSeconds(1)));
+            // keys nobody listed: one bucket of 10, refilled at 1/s, per client address
+            assertThat(rules.unknownApiKeys()).isEqualTo(UnknownApiKeyPolicy.PER_ADDRESS);
+            assertThat(rules.rules().get(RuleSet.UNKNOWN_KEYS).limit()).isEqualTo(
+                    new TokenBucketLimit(10, 1, java.time.Duration.ofSeconds(1)));
         });
         assertThat(Node.at(fleet.application(), "ratelimit.store.type")).isEqualTo("redis");
     }

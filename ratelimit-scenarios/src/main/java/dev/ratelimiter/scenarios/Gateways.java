@@ -102,6 +102,9 @@ final class Gateways implements AutoCloseable {
                     // gateways and the load, and a timed-out decision falls back to the instance's share
                     "--ratelimit.store.timeout=" + limits.storeTimeout().toMillis() + "ms",
                     // the client quota of the seeds, scaled: Q per second, bursts of up to Q
+                    // the scenarios' clients are free-tier keys that no tier lists: clients like any other here,
+                    // not the sample's unknown keys sharing one bucket per address
+                    "--ratelimit.api-key.unknown.policy=default-tier",
                     "--ratelimit.tiers.free.limits.default.capacity=" + limits.quota(),
                     "--ratelimit.tiers.free.limits.default.refill-tokens=" + limits.quota(),
                     "--ratelimit.tiers.free.limits.default.refill-period=1s",

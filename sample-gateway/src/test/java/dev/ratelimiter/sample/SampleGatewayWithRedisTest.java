@@ -55,6 +55,24 @@ class SampleGatewayWithRedisTest {
     }
 
     @Test
+    void freshKeysThatNoTierListsShareOneSmallBucketPerAddress() {
+        WebTestClient client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(Duration.ofSeconds(10)).build();
+        long perKeyBuckets = redis.command("KEYS", "rl:*:free*").trim().lines().count();
+        List<Integer> statuses = new java.util.ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            statuses.add(client.get().uri("/api/hello").header("X-API-Key", "rotating-" + i).exchange()
+                    .returnResult(Void.class).getStatus().value());
+        }
+        // the sample's budget for unknown keys: a burst of 10 (a token or so may refill while this runs)
+        assertThat(statuses.subList(0, 10)).containsOnly(200);
+        assertThat(statuses.subList(12, 15)).containsOnly(429);
+        assertThat(redis.command("KEYS", "rl:*:unknown-api-key@*").trim().lines()).hasSize(1);
+        // and nothing per key: no free-tier bucket, no hourly quota window for any of them
+        assertThat(redis.command("KEYS", "rl:*:free*").trim().lines().count()).isEqualTo(perKeyBuckets);
+    }
+
+    @Test
     void theSlowReportEndpointAllowsTwoReportsInProgressPerClient() {
         WebClient client = WebClient.builder().baseUrl("http://127.0.0.1:" + port).build();
         List<Integer> statuses = Flux.range(0, 3)
