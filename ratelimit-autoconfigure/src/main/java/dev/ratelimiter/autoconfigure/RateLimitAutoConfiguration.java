@@ -1,6 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
@@ -19,8 +22,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * The limiter's core: the validated rule set (configured rules, kept in step with the runtime rule store), the
- * buckets, and the evaluator. When no store bean exists by now (no Redis on the classpath,
+ * The limiter's core: the client-id hashes, the validated rule set (configured rules, kept in step with the runtime
+ * rule store), the buckets, and the evaluator. When no store bean exists by now (no Redis on the classpath,
  * {@code ratelimit.store.type=memory}), buckets and runtime rules live in this instance's memory.
  */
 @AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
@@ -30,10 +33,39 @@ public final class RateLimitAutoConfiguration {
 
     private static final Logger logger = LoggerFactory.getLogger(RateLimitAutoConfiguration.class);
 
+    /**
+     * Client ids under {@code ratelimit.client-id.secret}, and the previous secret while it is rotated. Without a
+     * secret, the unkeyed hash of every release before it, so that upgrading changes no bucket key.
+     */
     @Bean
     @ConditionalOnMissingBean
-    RuleSetFactory rateLimitRuleSetFactory(RateLimitProperties properties) {
-        return new RuleSetFactory(properties);
+    ClientIdKeyring rateLimitClientIds(RateLimitProperties properties) {
+        RateLimitProperties.ClientId settings = properties.getClientId();
+        if (settings.getSecret() == null) {
+            if (settings.getPreviousSecret() != null) {
+                throw new InvalidLimitException("ratelimit.client-id.secret", "ratelimit.client-id.previous-secret is "
+                        + "set but ratelimit.client-id.secret is not: a rotation needs the new secret as well. Set "
+                        + "ratelimit.client-id.secret, or remove the previous one.");
+            }
+            logger.warn("ratelimit.client-id.secret is not set: client ids (bucket keys in Redis, decision events, the "
+                    + "actuator view, the hashed API keys of customer overrides) are a plain SHA-256 of the API key, "
+                    + "which anyone who can read them reverses for a guessable key by hashing candidates. Set "
+                    + "ratelimit.client-id.secret (environment variable RATELIMIT_CLIENTID_SECRET) to a random string "
+                    + "of at least {} bytes, e.g. the output of 'openssl rand -base64 32'; every bucket then starts "
+                    + "afresh once (see 'Rotating the client-id secret' in the operator notes).",
+                    ClientIds.MIN_SECRET_BYTES);
+            return ClientIdKeyring.unkeyed();
+        }
+        ClientIds current = ClientIds.keyed("ratelimit.client-id.secret", settings.getSecret());
+        ClientIds previous = settings.getPreviousSecret() == null ? null
+                : ClientIds.keyed("ratelimit.client-id.previous-secret", settings.getPreviousSecret());
+        return ClientIdKeyring.of(current, previous);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RuleSetFactory rateLimitRuleSetFactory(RateLimitProperties properties, ClientIdKeyring clientIds) {
+        return new RuleSetFactory(properties, clientIds);
     }
 
     @Bean
@@ -87,7 +119,7 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitEvaluator rateLimitEvaluator(RuleSetHolder rules, RateLimitStore store) {
-        return new RateLimitEvaluator(rules, store);
+    RateLimitEvaluator rateLimitEvaluator(RuleSetHolder rules, RateLimitStore store, ClientIdKeyring clientIds) {
+        return new RateLimitEvaluator(rules, store, clientIds.current());
     }
 }

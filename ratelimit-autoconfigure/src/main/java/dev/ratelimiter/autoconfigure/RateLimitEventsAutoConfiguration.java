@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.DecisionEvents;
 import dev.ratelimiter.core.EventQueue;
 import dev.ratelimiter.core.EventSink;
@@ -66,9 +67,10 @@ public final class RateLimitEventsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DecisionEvents rateLimitDecisionEvents(EventQueue queue, DecisionEventProperties properties) {
+    DecisionEvents rateLimitDecisionEvents(EventQueue queue, DecisionEventProperties properties,
+            ClientIdKeyring clientIds) {
         String instance = properties.getInstance() != null ? properties.getInstance() : defaultInstance();
-        return new DecisionEvents(queue, Clock.systemUTC(), instance, properties.getRegion());
+        return new DecisionEvents(queue, Clock.systemUTC(), instance, properties.getRegion(), clientIds.current());
     }
 
     private static void bind(EventQueue queue, MeterRegistry registry) {

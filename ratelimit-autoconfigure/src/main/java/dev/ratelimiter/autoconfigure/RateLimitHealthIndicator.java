@@ -50,6 +50,9 @@ final class RateLimitHealthIndicator implements HealthIndicator {
         if (status.problem() != null) {
             health.withDetail("problem", status.problem());
         }
+        if (!sync.apiKeyNotes().isEmpty()) {
+            health.withDetail("ruleApiKeys", sync.apiKeyNotes());
+        }
         return health.build();
     }
 }

@@ -52,6 +52,8 @@ public class RateLimitProperties {
 
     private final ApiKey apiKey = new ApiKey();
 
+    private final ClientId clientId = new ClientId();
+
     private final Identity identity = new Identity();
 
     private final Store store = new Store();
@@ -120,6 +122,47 @@ public class RateLimitProperties {
 
     public Store getStore() {
         return store;
+    }
+
+    public ClientId getClientId() {
+        return clientId;
+    }
+
+    /**
+     * How API keys become client ids: the partition of every bucket key in Redis, the client of decision events and
+     * of the actuator view, and the hashed API keys of customer overrides in the rule store.
+     */
+    public static class ClientId {
+
+        /**
+         * Secret client ids are an HMAC-SHA256 under: at least 16 bytes, random (e.g. openssl rand -base64 32). Unset:
+         * a plain SHA-256 of the API key, which anyone who can read Redis, the events or the actuator view reverses
+         * for a guessable key by hashing candidates. Changing it changes every bucket key, so counters start afresh.
+         */
+        private String secret;
+
+        /**
+         * The secret being rotated away from: customer overrides whose API keys were hashed under it keep matching
+         * until they are posted again. Remove it once the rateLimit health component's ruleApiKeys detail names no
+         * rule hashed under the previous secret.
+         */
+        private String previousSecret;
+
+        public String getSecret() {
+            return secret;
+        }
+
+        public void setSecret(String secret) {
+            this.secret = secret;
+        }
+
+        public String getPreviousSecret() {
+            return previousSecret;
+        }
+
+        public void setPreviousSecret(String previousSecret) {
+            this.previousSecret = previousSecret;
+        }
     }
 
     /** How clients identify themselves. */

@@ -67,7 +67,10 @@ public final class RuleAdmin {
         }
     }
 
-    /** Adds or replaces a runtime rule from its settings as sent (nested maps and lists, relaxed names). */
+    /**
+     * Adds or replaces a runtime rule from its settings as sent (nested maps and lists, relaxed names). Its API keys
+     * are written hashed ({@link StoredApiKeys#hashed}), never as sent.
+     */
     public Result put(String id, Map<String, Object> settings) {
         return put(id, settings, IN_PROCESS);
     }
@@ -114,10 +117,11 @@ public final class RuleAdmin {
             return Result.problem(400, "invalid_rule", "id", "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
                     + "'-', starting with a letter or digit; got '" + id + "'.");
         }
-        Map<String, String> spec = new LinkedHashMap<>();
-        settings.forEach((name, value) -> flatten(name, value, spec));
+        Map<String, String> sent = new LinkedHashMap<>();
+        settings.forEach((name, value) -> flatten(name, value, sent));
+        Map<String, String> spec;
         try {
-            RuleFactory.bind(id, spec);
+            spec = StoredApiKeys.hashed(id, sent, factory.keyring());
         }
         catch (InvalidLimitException ex) {
             return Result.problem(400, "invalid_rule", ex.setting(), ex.getMessage());
@@ -287,8 +291,9 @@ public final class RuleAdmin {
         putIfNotEmpty(match, "routeClasses", rule.match().routeClasses());
         putIfNotEmpty(match, "tiers", rule.match().tiers());
         if (!rule.match().apiKeys().isEmpty()) {
-            // The keys themselves are secrets; say how many, not which.
-            match.put("apiKeys", rule.match().apiKeys().size() + " key(s)");
+            // Never the keys themselves: hashed, as the rule store holds them, so that a GET can be posted back.
+            match.put("apiKeys", rule.match().apiKeys().stream()
+                    .map(apiKey -> String.valueOf(factory.keyring().hashed(apiKey))).sorted().toList());
         }
         view.put("match", match);
         view.put("key", rule.key());

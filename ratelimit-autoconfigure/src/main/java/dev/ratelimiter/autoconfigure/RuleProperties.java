@@ -143,7 +143,8 @@ public class RuleProperties extends LimitProperties {
         private Set<String> tiers = new LinkedHashSet<>();
 
         /**
-         * Specific customers' API keys: a customer override.
+         * Specific customers' API keys, as sent or hashed (hmac:<fingerprint>:<client id>, as the rule store holds
+         * them and the actuator view shows them): a customer override. Requests are matched by their client id.
          */
         private Set<String> apiKeys = new LinkedHashSet<>();
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.Rule;
@@ -20,18 +21,39 @@ import dev.ratelimiter.core.UnknownApiKeyPolicy;
 final class RuleSetFactory {
 
     private final RateLimitProperties properties;
+    private final ClientIdKeyring keyring;
 
+    /** A factory matching API keys by the unkeyed hash, as without a configured secret. */
     RuleSetFactory(RateLimitProperties properties) {
+        this(properties, ClientIdKeyring.unkeyed());
+    }
+
+    RuleSetFactory(RateLimitProperties properties, ClientIdKeyring keyring) {
         this.properties = properties;
+        this.keyring = keyring;
+    }
+
+    /** The hashes API keys are matched by. */
+    ClientIdKeyring keyring() {
+        return keyring;
     }
 
     /** The configured rules alone; refuses an invalid configuration with a message naming the setting. */
     RuleSet configured() {
-        return create(RuntimeRules.EMPTY);
+        RuleSet configured = create(RuntimeRules.EMPTY);
+        configured.unmatchedApiKeys().forEach((id, count) -> {
+            // Deployed together with the secret, so refused at start-up rather than reported like a stored rule.
+            String setting = "ratelimit.rules." + id + ".match.api-keys";
+            throw new InvalidLimitException(setting, setting + " has " + count + " key(s) hashed under a secret this "
+                    + "instance does not have; they would match nobody. List the keys as sent, or set that secret as "
+                    + "ratelimit.client-id.previous-secret.");
+        });
+        return configured;
     }
 
     RuleSet create(RuntimeRules runtime) {
         RuleSet.Builder rules = RuleSet.builder(properties.getDefaultTier())
+                .clientIds(keyring)
                 .version(runtime.version())
                 .killSwitch(properties.isKillSwitch());
         Set<String> knownTiers = new HashSet<>(properties.getTiers().keySet());

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,7 @@ public final class RuleSync implements SmartLifecycle {
     /** What the store held at the last apply: the same content again, still invalid, is not validated again. */
     private RuntimeRules lastStored;
     private volatile Status status = new Status(State.STARTING, 0, null, null);
+    private volatile Map<String, String> apiKeyNotes = Map.of();
     private volatile boolean running;
 
     RuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder holder, Duration pollInterval) {
@@ -134,6 +136,7 @@ public final class RuleSync implements SmartLifecycle {
             RuleSet next = factory.create(loaded);
             holder.replace(next);
             runtime = loaded;
+            noteApiKeys();
             if (status.state() != State.IN_SYNC || status.version() != loaded.version()) {
                 logger.info("Rate-limit rules at version {} are in force ({} rules)", loaded.version(),
                         next.rules().size());
@@ -188,6 +191,7 @@ public final class RuleSync implements SmartLifecycle {
             holder.replace(factory.create(effective));
         }
         runtime = effective;
+        noteApiKeys();
         String reason = problem.getMessage() + (broken.isEmpty() ? "" : " (rules not applied: " + broken + ")");
         if (status.state() != State.STORE_INVALID || !reason.equals(status.problem())) {
             logger.error("The rule store holds rules that do not validate (version {}); the rules that do, the last "
@@ -244,6 +248,17 @@ public final class RuleSync implements SmartLifecycle {
         }
     }
 
+    /** Warns once per change of each runtime rule whose API keys need the operator (see {@link StoredApiKeys#notes}). */
+    private void noteApiKeys() {
+        Map<String, String> notes = StoredApiKeys.notes(runtime, factory.keyring());
+        notes.forEach((id, note) -> {
+            if (!note.equals(apiKeyNotes.get(id))) {
+                logger.warn("Runtime rule '{}': {}", id, note);
+            }
+        });
+        apiKeyNotes = Collections.unmodifiableMap(notes);
+    }
+
     private void unreachable(Throwable failure) {
         if (status.state() != State.STORE_UNREACHABLE) {
             logger.warn("The rate-limit rule store cannot be reached ({}); the rules of version {} stay in force",
@@ -274,6 +289,14 @@ public final class RuleSync implements SmartLifecycle {
 
     public Status status() {
         return status;
+    }
+
+    /**
+     * Runtime rules in force whose API keys need the operator, by id: keys that match no request here, keys matched
+     * only through the previous secret, keys stored as sent or hashed without a secret. Empty when all is well.
+     */
+    public Map<String, String> apiKeyNotes() {
+        return apiKeyNotes;
     }
 
     @Override

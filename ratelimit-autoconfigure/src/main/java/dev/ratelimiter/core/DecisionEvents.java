@@ -14,9 +14,15 @@ public final class DecisionEvents implements VerdictListener {
     private final Clock clock;
     private final String instance;
     private final String region;
+    private final ClientIds clientIds;
 
-    public DecisionEvents(EventQueue queue, Clock clock, String instance, String region) {
+    /**
+     * @param clientIds the hash that names clients in events: the same as the evaluator's, so that an event's client
+     * is the partition of that client's buckets
+     */
+    public DecisionEvents(EventQueue queue, Clock clock, String instance, String region, ClientIds clientIds) {
         this.queue = queue;
+        this.clientIds = clientIds;
         this.clock = clock;
         this.instance = instance;
         this.region = region;
@@ -58,7 +64,7 @@ public final class DecisionEvents implements VerdictListener {
         return verdict.shadowDenials().isEmpty() ? DecisionEvent.Verdict.ALLOWED : DecisionEvent.Verdict.SHADOW_DENIED;
     }
 
-    private static String client(RequestAttributes request) {
-        return request.apiKey() == null ? null : ClientIds.of(request.apiKey());
+    private String client(RequestAttributes request) {
+        return request.apiKey() == null ? null : clientIds.of(request.apiKey());
     }
 }

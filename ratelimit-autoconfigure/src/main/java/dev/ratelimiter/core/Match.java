@@ -14,7 +14,8 @@ import java.util.Set;
  * @param paths path globs ({@code /api/**})
  * @param routeClasses route classes
  * @param tiers client tiers
- * @param apiKeys specific customers (API keys as sent)
+ * @param apiKeys specific customers: API keys as sent (from configuration) or {@linkplain HashedApiKey hashed}, as the
+ * rule store holds them; either way a request is matched by its client id, through {@link RuleSet}'s index
  */
 public record Match(Set<String> routeIds, List<String> paths, Set<String> routeClasses, Set<String> tiers,
         Set<String> apiKeys) {
@@ -28,14 +29,23 @@ public record Match(Set<String> routeIds, List<String> paths, Set<String> routeC
         routeClasses = Set.copyOf(routeClasses);
         tiers = Set.copyOf(tiers);
         apiKeys = Set.copyOf(apiKeys);
+        for (String apiKey : apiKeys) {
+            if (HashedApiKey.looksHashed(apiKey) && HashedApiKey.parse(apiKey) == null) {
+                throw new InvalidLimitException("match.api-keys", "match.api-keys has a value that starts like a hashed "
+                        + "API key but is not one; expected " + HashedApiKey.EXPECTED_FORM + ".");
+            }
+        }
     }
 
-    boolean matches(RequestAttributes request, List<PathPattern> compiledPaths) {
+    /**
+     * Whether the request meets every criterion but the API keys: those are {@link RuleSet}'s to check, which finds
+     * a customer's overrides by its client id and never considers them for anyone else.
+     */
+    boolean matchesApartFromApiKeys(RequestAttributes request, List<PathPattern> compiledPaths) {
         return (routeIds.isEmpty() || routeIds.contains(request.routeId()))
                 && (compiledPaths.isEmpty() || compiledPaths.stream().anyMatch(p -> p.matches(request.path())))
                 && (routeClasses.isEmpty() || routeClasses.contains(request.routeClass()))
-                && (tiers.isEmpty() || tiers.contains(request.tier()))
-                && (apiKeys.isEmpty() || apiKeys.contains(request.apiKey()));
+                && (tiers.isEmpty() || tiers.contains(request.tier()));
     }
 
     int specificity() {

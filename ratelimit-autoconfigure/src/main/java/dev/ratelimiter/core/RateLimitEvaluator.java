@@ -20,14 +20,19 @@ public final class RateLimitEvaluator {
 
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
+    private final ClientIds clientIds;
     private static final Logger logger = LoggerFactory.getLogger(RateLimitEvaluator.class);
 
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
     private final Set<String> neverPass = ConcurrentHashMap.newKeySet();
 
-    public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store) {
+    /**
+     * @param clientIds the hash that names buckets (every part of a bucket key that comes from a request)
+     */
+    public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store, ClientIds clientIds) {
         this.rules = rules;
         this.store = store;
+        this.clientIds = clientIds;
     }
 
     /** The rule set in force right now. */
@@ -57,12 +62,12 @@ public final class RateLimitEvaluator {
                 if (shadow) {
                     continue; // a shadow rule refuses nobody
                 }
-                RuleOutcome refusal = new RuleOutcome(new Check(rule, bucketOf(rule, request), 1, false, permits),
+                RuleOutcome refusal = new RuleOutcome(new Check(rule, bucketOf(clientIds, rule, request), 1, false, permits),
                         false, 0, Duration.ZERO, Duration.ZERO);
                 return Mono.just(Verdict.missingIdentity(refusal));
             }
             if (rule.limit() instanceof ConcurrencyLimit) {
-                checks.add(new Check(rule, bucketOf(rule, request), 1, shadow, permits));
+                checks.add(new Check(rule, bucketOf(clientIds, rule, request), 1, shadow, permits));
             }
             else if (rule.shards() > 1) {
                 checks.add(shardCheck(rule, request, shadow));
@@ -72,7 +77,7 @@ public final class RateLimitEvaluator {
                 if (cost > rule.limit().quota()) {
                     warnNeverPasses(rule, request, cost);
                 }
-                checks.add(new Check(rule, bucketOf(rule, request), cost, shadow));
+                checks.add(new Check(rule, bucketOf(clientIds, rule, request), cost, shadow));
             }
         }
         return store.evaluate(checks);
@@ -86,10 +91,10 @@ public final class RateLimitEvaluator {
      * or uneven.
      */
     private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow) {
-        BucketKey whole = bucketOf(rule, request);
+        BucketKey whole = bucketOf(clientIds, rule, request);
         String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
         int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
-        BucketKey bucket = new BucketKey(ClientIds.of(whole.partition() + "#" + shard), whole.name());
+        BucketKey bucket = new BucketKey(clientIds.of(whole.partition() + "#" + shard), whole.name());
         Rule[] cached = shardRules.get(rule.id());
         if (cached == null || cached[0] != rule) {
             cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
@@ -139,18 +144,18 @@ public final class RateLimitEvaluator {
      * their key values. The name is the rule id and the shape of its state ({@code free.default@t},
      * {@code hourly@w3600000}), so that a rule changed to another algorithm starts on new buckets.
      */
-    static BucketKey bucketOf(Rule rule, RequestAttributes request) {
+    static BucketKey bucketOf(ClientIds clientIds, Rule rule, RequestAttributes request) {
         List<Dimension> key = rule.key();
         String name = rule.id() + "@" + rule.limit().shape();
         if (key.contains(Dimension.API_KEY)) {
             // A missing value (a rule sharing one bucket among the requests lacking it) is "": no header gives that.
-            String client = ClientIds.of(request.apiKey() == null ? "" : request.apiKey());
+            String client = clientIds.of(request.apiKey() == null ? "" : request.apiKey());
             if (key.size() == 1) {
                 return new BucketKey(client, name);
             }
-            return new BucketKey(client, name + ":" + ClientIds.of(joined(key, request, Dimension.API_KEY)));
+            return new BucketKey(client, name + ":" + clientIds.of(joined(key, request, Dimension.API_KEY)));
         }
-        return new BucketKey(ClientIds.of(joined(key, request, null)), name);
+        return new BucketKey(clientIds.of(joined(key, request, null)), name);
     }
 
     private static String joined(List<Dimension> key, RequestAttributes request, Dimension skip) {

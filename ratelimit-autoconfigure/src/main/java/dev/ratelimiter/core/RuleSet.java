@@ -23,12 +23,13 @@ public final class RuleSet {
 
     private final long version;
     private final String defaultTier;
-    private final Map<String, String> tierByApiKey;
+    private final ClientIdIndex<String> tierByApiKey;
     private final Set<String> shadowTiers;
     private final boolean killSwitch;
     private final Map<String, Rule> rules;
     private final List<CompiledRule> general;
-    private final Map<String, List<CompiledRule>> byApiKey;
+    private final ClientIdIndex<CompiledRule> byApiKey;
+    private final Map<String, Integer> unmatchedApiKeys;
     private final boolean needsClientIp;
     private final boolean needsUser;
     private final boolean needsTenant;
@@ -38,12 +39,13 @@ public final class RuleSet {
     private RuleSet(Builder builder) {
         this.version = builder.version;
         this.defaultTier = builder.defaultTier;
-        this.tierByApiKey = Map.copyOf(builder.tierByApiKey);
+        this.tierByApiKey = builder.tiersByApiKey();
         this.shadowTiers = Set.copyOf(builder.shadowTiers);
         this.killSwitch = builder.killSwitch;
         this.rules = Collections.unmodifiableMap(new LinkedHashMap<>(builder.rules));
         List<CompiledRule> general = new ArrayList<>();
-        Map<String, List<CompiledRule>> byApiKey = new HashMap<>();
+        ClientIdIndex.Builder<CompiledRule> byApiKey = ClientIdIndex.builder(builder.keyring);
+        Map<String, Integer> unmatched = new LinkedHashMap<>();
         int order = 0;
         boolean clientIp = false;
         boolean user = false;
@@ -59,11 +61,16 @@ public final class RuleSet {
             }
             else {
                 // Customer overrides can number in the thousands: index them so a request scans only its own.
-                rule.match().apiKeys().forEach(key -> byApiKey.computeIfAbsent(key, k -> new ArrayList<>()).add(compiled));
+                for (String apiKey : rule.match().apiKeys()) {
+                    if (!byApiKey.add(builder.keyring.hashed(apiKey), compiled)) {
+                        unmatched.merge(rule.id(), 1, Integer::sum);
+                    }
+                }
             }
         }
         this.general = List.copyOf(general);
-        this.byApiKey = Map.copyOf(byApiKey);
+        this.byApiKey = byApiKey.build();
+        this.unmatchedApiKeys = Collections.unmodifiableMap(unmatched);
         this.needsClientIp = clientIp;
         this.needsUser = user;
         this.needsTenant = tenant;
@@ -85,7 +92,11 @@ public final class RuleSet {
     }
 
     public String tierOf(String apiKey) {
-        return apiKey == null ? defaultTier : tierByApiKey.getOrDefault(apiKey, defaultTier);
+        if (apiKey == null) {
+            return defaultTier;
+        }
+        List<String> tiers = tierByApiKey.get(apiKey);
+        return tiers.isEmpty() ? defaultTier : tiers.get(0);
     }
 
     public boolean killSwitch() {
@@ -99,7 +110,7 @@ public final class RuleSet {
 
     /** Whether a tier lists this API key, or a rule (a customer override) matches it by name. */
     public boolean knows(String apiKey) {
-        return tierByApiKey.containsKey(apiKey) || byApiKey.containsKey(apiKey);
+        return !tierByApiKey.get(apiKey).isEmpty() || !byApiKey.get(apiKey).isEmpty();
     }
 
     /** Whether a tier lists any API key, or any override names one: if not, under a policy, every key is unknown. */
@@ -118,6 +129,14 @@ public final class RuleSet {
 
     public Map<String, Rule> rules() {
         return rules;
+    }
+
+    /**
+     * Rules with API keys hashed under a secret this instance does not have (a rotated-away secret no longer given as
+     * the previous one), and how many: those keys match no request. Rule id to count; empty when all is well.
+     */
+    public Map<String, Integer> unmatchedApiKeys() {
+        return unmatchedApiKeys;
     }
 
     /**
@@ -150,7 +169,7 @@ public final class RuleSet {
         Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
         consider(request, general, bestByGroup);
         if (request.apiKey() != null) {
-            consider(request, byApiKey.getOrDefault(request.apiKey(), List.of()), bestByGroup);
+            consider(request, byApiKey.get(request.apiKey()), bestByGroup);
         }
         List<Rule> applicable = new ArrayList<>(bestByGroup.size());
         for (CompiledRule compiled : bestByGroup.values()) {
@@ -188,7 +207,7 @@ public final class RuleSet {
         }
 
         boolean matches(RequestAttributes request) {
-            if (!rule.match().matches(request, paths)) {
+            if (!rule.match().matchesApartFromApiKeys(request, paths)) {
                 return false;
             }
             if (rule.whenMissing() != WhenMissing.SKIP) {
@@ -208,7 +227,9 @@ public final class RuleSet {
 
         private long version;
         private final String defaultTier;
-        private final Map<String, String> tierByApiKey = new HashMap<>();
+        private ClientIdKeyring keyring = ClientIdKeyring.unkeyed();
+        /** Tier API keys as configured: raw or hashed, so they are resolved at build time, under the keyring. */
+        private final Map<String, List<String>> tierApiKeys = new LinkedHashMap<>();
         private final Set<String> shadowTiers = new HashSet<>();
         private boolean killSwitch;
         private final Map<String, Rule> rules = new LinkedHashMap<>();
@@ -239,19 +260,21 @@ public final class RuleSet {
             return this;
         }
 
+        /** The client-id hashes API keys are matched by (default: unkeyed, as without a configured secret). */
+        public Builder clientIds(ClientIdKeyring keyring) {
+            this.keyring = keyring;
+            return this;
+        }
+
+        /** Puts an API key (as sent, or {@linkplain HashedApiKey hashed}) in a tier. */
         public Builder apiKey(String apiKey, String tier) {
+            String setting = "ratelimit.tiers." + tier + ".api-keys";
             PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
             requireNotReserved("ratelimit.tiers." + tier, tier);
             if (apiKey == null || apiKey.isBlank()) {
-                throw new InvalidLimitException("ratelimit.tiers." + tier + ".api-keys",
-                        "ratelimit.tiers." + tier + ".api-keys contains an empty API key.");
+                throw new InvalidLimitException(setting, setting + " contains an empty API key.");
             }
-            String previous = tierByApiKey.putIfAbsent(apiKey, tier);
-            if (previous != null && !previous.equals(tier)) {
-                throw new InvalidLimitException("ratelimit.tiers." + tier + ".api-keys", "An API key is listed under "
-                        + "both ratelimit.tiers." + previous + ".api-keys and ratelimit.tiers." + tier
-                        + ".api-keys; a key belongs to exactly one tier.");
-            }
+            tierApiKeys.computeIfAbsent(tier, t -> new ArrayList<>()).add(apiKey);
             return this;
         }
 
@@ -271,6 +294,36 @@ public final class RuleSet {
                 rules.put(UNKNOWN_KEYS, perAddress);
             }
             return this;
+        }
+
+        /**
+         * Tier lists come from configuration only, so a key there that cannot match is refused (at start-up) rather
+         * than reported: the secret and the list are deployed together.
+         */
+        private ClientIdIndex<String> tiersByApiKey() {
+            ClientIdIndex.Builder<String> index = ClientIdIndex.builder(keyring);
+            Map<HashedApiKey, String> tierOfKey = new HashMap<>();
+            tierApiKeys.forEach((tier, apiKeys) -> {
+                String setting = "ratelimit.tiers." + tier + ".api-keys";
+                for (String apiKey : apiKeys) {
+                    HashedApiKey hashed = keyring.hashed(apiKey);
+                    if (hashed == null) {
+                        throw new InvalidLimitException(setting, setting + " has a value that starts like a hashed "
+                                + "API key but is not one; expected " + HashedApiKey.EXPECTED_FORM + ".");
+                    }
+                    String previous = tierOfKey.putIfAbsent(hashed, tier);
+                    if (previous != null && !previous.equals(tier)) {
+                        throw new InvalidLimitException(setting, "An API key is listed under both ratelimit.tiers."
+                                + previous + ".api-keys and " + setting + "; a key belongs to exactly one tier.");
+                    }
+                    if (previous == null && !index.add(hashed, tier)) {
+                        throw new InvalidLimitException(setting, setting + " has a key hashed under a secret this "
+                                + "instance does not have (" + hashed.scheme() + "); it would match nobody. List the "
+                                + "key as sent, or set that secret as ratelimit.client-id.previous-secret.");
+                    }
+                }
+            });
+            return index.build();
         }
 
         /** Adds a rule, replacing one with the same id (runtime rules replace configured ones this way). */
@@ -299,7 +352,12 @@ public final class RuleSet {
         public RuleSet build() {
             Map<List<Object>, Rule> sameMatch = new HashMap<>();
             for (Rule rule : rules.values()) {
-                Rule twin = sameMatch.putIfAbsent(List.of(rule.group(), rule.match()), rule);
+                // A key listed as sent in one rule and hashed in another is the same customer.
+                Set<HashedApiKey> apiKeys = new HashSet<>();
+                rule.match().apiKeys().forEach(apiKey -> apiKeys.add(keyring.hashed(apiKey)));
+                Match match = rule.match();
+                Rule twin = sameMatch.putIfAbsent(List.of(rule.group(), match.routeIds(), match.paths(),
+                        match.routeClasses(), match.tiers(), apiKeys), rule);
                 if (twin != null) {
                     throw new InvalidLimitException("ratelimit.rules." + rule.id() + ".match", "Rules '" + twin.id()
                             + "' and '" + rule.id() + "' are in the same group '" + rule.group() + "' and match the "

@@ -90,7 +90,7 @@ class RateLimitRedisAutoConfigurationTest {
     private static Verdict decide(RateLimitStore store) {
         Rule rule = new Rule("auto-mode", "auto-mode", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("auto-mode.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
-        return store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.of("client"), "auto-mode"), 1, false)))
+        return store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.unkeyed().of("client"), "auto-mode"), 1, false)))
                 .block(Duration.ofSeconds(5));
     }
 

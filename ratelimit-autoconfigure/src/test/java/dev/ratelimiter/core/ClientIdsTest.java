@@ -1,29 +1,105 @@
 package dev.ratelimiter.core;
 
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ClientIdsTest {
+
+    static final String SECRET = "0123456789abcdef0123456789abcdef";
+
+    private final ClientIds unkeyed = ClientIds.unkeyed();
+    private final ClientIds keyed = ClientIds.keyed("ratelimit.client-id.secret", SECRET);
 
     @ParameterizedTest
     @ValueSource(strings = { "demo", "{tenant}", "a:b:c", "with space", "\u0001\u0007\u001f", "ключ-日本",
             "}{}{", "rl:{victim}:free.default", "\t", "*", "?[a-z]" })
     void anyInputBecomesAFixedLengthKeySafeId(String raw) {
-        assertThat(ClientIds.of(raw)).matches("[A-Za-z0-9_-]{22}");
+        assertThat(unkeyed.of(raw)).matches("[A-Za-z0-9_-]{22}");
+        assertThat(keyed.of(raw)).matches("[A-Za-z0-9_-]{22}");
+    }
+
+    @Property(tries = 2000, seed = "14")
+    void everyIdIs22KeySafeCharactersWhateverTheInputAndTheSecret(@ForAll("identities") String raw,
+            @ForAll("secrets") String secret) {
+        assertThat(ClientIds.keyed("s", secret).of(raw)).matches("[A-Za-z0-9_-]{22}");
+        assertThat(unkeyed.of(raw)).matches("[A-Za-z0-9_-]{22}");
+    }
+
+    @Provide
+    Arbitrary<String> identities() {
+        // Any UTF-16 unit, lone surrogates and NUL included, from empty to header-sized.
+        return Arbitraries.strings().all().ofMinLength(0).ofMaxLength(4096);
+    }
+
+    @Provide
+    Arbitrary<String> secrets() {
+        return Arbitraries.strings().all().ofMinLength(16).ofMaxLength(200);
     }
 
     @Test
     void eightKilobyteInputIsStillShort() {
-        assertThat(ClientIds.of("k".repeat(8192))).hasSize(22);
+        assertThat(keyed.of("k".repeat(8192))).hasSize(22);
     }
 
     @Test
     void stableAndDistinct() {
-        assertThat(ClientIds.of("demo")).isEqualTo(ClientIds.of("demo"));
-        assertThat(ClientIds.of("demo")).isNotEqualTo(ClientIds.of("demo "));
-        assertThat(ClientIds.of("demo")).doesNotContain("demo");
+        assertThat(keyed.of("demo")).isEqualTo(keyed.of("demo"))
+                .isEqualTo(ClientIds.keyed("another setting", SECRET).of("demo"));
+        assertThat(keyed.of("demo")).isNotEqualTo(keyed.of("demo "));
+        assertThat(keyed.of("demo")).doesNotContain("demo");
+    }
+
+    @Test
+    void withoutASecretIdsAreTheSha256PrefixEveryEarlierReleaseWrote() {
+        // base64url(first 16 bytes of SHA-256("demo")): an upgrade without a secret keeps every bucket key.
+        assertThat(unkeyed.of("demo")).isEqualTo("KpdRbDVLaISM29j1SiJqCg");
+        assertThat(unkeyed.scheme()).isEqualTo("sha256");
+        assertThat(unkeyed.isKeyed()).isFalse();
+    }
+
+    @Test
+    void withASecretIdsAreAnHmacSha256PrefixThatTheUnkeyedHashDoesNotGive() {
+        // base64url(first 16 bytes of HMAC-SHA256(SECRET, "demo")), computed apart from this code.
+        assertThat(keyed.of("demo")).isEqualTo("-dKfHjV8vWbuTNaXirsWzg").isNotEqualTo(unkeyed.of("demo"));
+        assertThat(keyed.scheme()).isEqualTo("hmac:a1adbfe7");
+        assertThat(keyed.isKeyed()).isTrue();
+    }
+
+    @Test
+    void twoSecretsGiveTwoIdsAndTwoSchemes() {
+        ClientIds other = ClientIds.keyed("s", SECRET.replace('0', '1'));
+        assertThat(other.of("acme-key")).isNotEqualTo(keyed.of("acme-key"));
+        assertThat(other.scheme()).isNotEqualTo(keyed.scheme()).doesNotContain(SECRET);
+    }
+
+    @Test
+    void aHashedApiKeyNamesItsScheme() {
+        assertThat(keyed.hashed("demo")).hasToString("hmac:a1adbfe7:-dKfHjV8vWbuTNaXirsWzg");
+        assertThat(HashedApiKey.parse("hmac:a1adbfe7:-dKfHjV8vWbuTNaXirsWzg")).isEqualTo(keyed.hashed("demo"));
+        assertThat(HashedApiKey.parse("sha256:KpdRbDVLaISM29j1SiJqCg")).isEqualTo(unkeyed.hashed("demo"));
+        assertThat(HashedApiKey.parse("hmac:a1adbfe7:-dKfHjV8vWbuTNaXirsWz")).as("21 characters").isNull();
+        assertThat(HashedApiKey.parse("hmac:A1ADBFE7:-dKfHjV8vWbuTNaXirsWzg")).as("upper-case hex").isNull();
+        assertThat(HashedApiKey.looksHashed("hmac:junk")).isTrue();
+        assertThat(HashedApiKey.looksHashed("acme-key")).isFalse();
+    }
+
+    @Test
+    void aSecretShorterThan16BytesIsRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> ClientIds.keyed("ratelimit.client-id.secret", "short-secret"))
+                .isInstanceOf(InvalidLimitException.class)
+                .hasMessageStartingWith("ratelimit.client-id.secret is 12 bytes long, but must be at least 16")
+                .satisfies(ex -> assertThat(((InvalidLimitException) ex).setting())
+                        .isEqualTo("ratelimit.client-id.secret"));
+        // Bytes, not characters: eight two-byte characters are enough.
+        assertThat(ClientIds.keyed("s", "ключключ").of("demo")).hasSize(22);
     }
 }

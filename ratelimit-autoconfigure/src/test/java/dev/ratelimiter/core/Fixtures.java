@@ -23,7 +23,7 @@ final class Fixtures {
     }
 
     static Check check(Rule rule, String client) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, rule.mode() == Mode.SHADOW);
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), rule.id()), 1, rule.mode() == Mode.SHADOW);
     }
 
     static RequestAttributes request(String apiKey, String tier, String routeClass) {

@@ -23,7 +23,7 @@ class HotKeyShardsTest {
                 checks -> {
                     seen.addAll(checks);
                     return Mono.just(Verdict.evaluated(List.of(), Verdict.Source.STORE));
-                });
+                }, ClientIds.unkeyed());
         for (int caller = 0; caller < 400; caller++) {
             evaluator.check(new RequestAttributes("key-" + caller, null, "big-tenant", null, "api", "/x", "default",
                     "free", 1), new RequestPermits()).block();

@@ -22,7 +22,7 @@ class LeaseStoreTest {
     private final Rule rule = new Rule("burst", "burst", Match.ANY, List.of(Dimension.API_KEY),
             TokenBucketLimit.of("burst.", 5, 1, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
             StoreMode.LOCAL, 1);
-    private final Check check = new Check(rule, new BucketKey(ClientIds.of("client"), "burst"), 1, false);
+    private final Check check = new Check(rule, new BucketKey(ClientIds.unkeyed().of("client"), "burst"), 1, false);
     private final HeldBackStore store = new HeldBackStore();
     private final LeaseStore leases = new LeaseStore(store,
             new WithoutStore(new LocalBucketStore(100), () -> 1, StoreMetrics.NONE, () -> Duration.ofSeconds(1)),
@@ -98,7 +98,7 @@ class LeaseStoreTest {
         Rule quick = new Rule("quick", "quick", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("quick.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
                 StoreMode.LOCAL, 1);
-        Check sparse = new Check(quick, new BucketKey(ClientIds.of("sparse"), "quick"), 1, false);
+        Check sparse = new Check(quick, new BucketKey(ClientIds.unkeyed().of("sparse"), "quick"), 1, false);
         LeaseStore two = new LeaseStore(store, new WithoutStore(new LocalBucketStore(100), () -> 2, StoreMetrics.NONE,
                 () -> Duration.ofSeconds(1)), () -> 2, Duration.ofMillis(100), 1_000, nanos::get);
         assertThat(two.decide(List.of(sparse)).allowed()).isTrue();

@@ -90,6 +90,6 @@ class LocalPermitsTest {
     }
 
     private Check permit(Rule rule, String client) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, new RequestPermits());
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), rule.id()), 1, false, new RequestPermits());
     }
 }

@@ -87,7 +87,7 @@ class RuleSetTest {
 
     @Test
     void aKeyBelongsToOneTier() {
-        assertThatThrownBy(() -> RuleSet.builder("free").apiKey("acme", "free").apiKey("acme", "pro"))
+        assertThatThrownBy(() -> RuleSet.builder("free").apiKey("acme", "free").apiKey("acme", "pro").build())
                 .isInstanceOf(InvalidLimitException.class)
                 .hasMessageContaining("ratelimit.tiers.free.api-keys and ratelimit.tiers.pro.api-keys");
     }
@@ -98,14 +98,14 @@ class RuleSetTest {
         Rule perClientAndRoute = rule("per-client-route", "b", Match.ANY, Dimension.API_KEY, Dimension.ROUTE);
         Rule perRoute = rule("per-route", "c", Match.ANY, Dimension.ROUTE);
         RequestAttributes request = request("k", "free", "default");
-        BucketKey a = RateLimitEvaluator.bucketOf(perClient, request);
-        BucketKey b = RateLimitEvaluator.bucketOf(perClientAndRoute, request);
-        BucketKey c = RateLimitEvaluator.bucketOf(perRoute, request);
-        assertThat(a.partition()).isEqualTo(ClientIds.of("k")).isEqualTo(b.partition());
+        BucketKey a = RateLimitEvaluator.bucketOf(ClientIds.unkeyed(), perClient, request);
+        BucketKey b = RateLimitEvaluator.bucketOf(ClientIds.unkeyed(), perClientAndRoute, request);
+        BucketKey c = RateLimitEvaluator.bucketOf(ClientIds.unkeyed(), perRoute, request);
+        assertThat(a.partition()).isEqualTo(ClientIds.unkeyed().of("k")).isEqualTo(b.partition());
         assertThat(b.name()).startsWith("per-client-route@t:");
         assertThat(a.name()).as("the rule id and the shape of its state").isEqualTo("per-client@t");
         assertThat(c.partition()).isNotEqualTo(a.partition());
-        assertThat(RateLimitEvaluator.bucketOf(perRoute, request("other-client", "free", "default")))
+        assertThat(RateLimitEvaluator.bucketOf(ClientIds.unkeyed(), perRoute, request("other-client", "free", "default")))
                 .as("a per-route cap is one bucket for every client").isEqualTo(c);
     }
 

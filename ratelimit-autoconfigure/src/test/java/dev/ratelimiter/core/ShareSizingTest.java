@@ -39,7 +39,7 @@ class ShareSizingTest {
                 checks -> {
                     seen.addAll(checks);
                     return Mono.just(Verdict.evaluated(List.of(), Verdict.Source.STORE));
-                });
+                }, ClientIds.unkeyed());
         evaluator.check(new RequestAttributes("k", null, "tenant", null, "api", "/x", "default", "free", 10),
                 new RequestPermits()).block();
         evaluator.check(new RequestAttributes("k", null, "tenant", null, "api", "/x", "default", "free", 1),
@@ -54,10 +54,10 @@ class ShareSizingTest {
         // Ten instances: the doubled fair share of 100 is 20, less than a request of cost 25.
         WithoutStore withoutStore = new WithoutStore(new LocalBucketStore(100), () -> 10, StoreMetrics.NONE,
                 () -> Duration.ofSeconds(1));
-        Check costly = new Check(perRoute, new BucketKey(ClientIds.of("route"), "per-route"), 25, false);
+        Check costly = new Check(perRoute, new BucketKey(ClientIds.unkeyed().of("route"), "per-route"), 25, false);
         assertThat(withoutStore.decide(List.of(costly)).allowed()).as("one request of cost 25 passes").isTrue();
         assertThat(withoutStore.decide(List.of(costly)).allowed()).as("and only one").isFalse();
-        Check cheap = new Check(perRoute, new BucketKey(ClientIds.of("other"), "per-route"), 1, false);
+        Check cheap = new Check(perRoute, new BucketKey(ClientIds.unkeyed().of("other"), "per-route"), 1, false);
         int allowed = 0;
         for (int i = 0; i < 30; i++) {
             allowed += withoutStore.decide(List.of(cheap)).allowed() ? 1 : 0;
@@ -73,7 +73,7 @@ class ShareSizingTest {
         LeaseStore leases = new LeaseStore(reports -> Mono.never(), new WithoutStore(new LocalBucketStore(100),
                 () -> 10, StoreMetrics.NONE, () -> Duration.ofSeconds(1)), () -> 10, Duration.ofMillis(100), 1_000,
                 System::nanoTime);
-        Check costly = new Check(local, new BucketKey(ClientIds.of("client"), "local"), 25, false);
+        Check costly = new Check(local, new BucketKey(ClientIds.unkeyed().of("client"), "local"), 25, false);
         assertThat(leases.decide(List.of(costly)).allowed())
                 .as("a provisional share of 100 / 10 instances would be 10, less than the cost 25").isTrue();
     }

@@ -62,7 +62,7 @@ class WhenMissingTest {
         Rule cap = new Rule("tenant-cap", "tenant-cap", Match.ANY, List.of(Dimension.TENANT), three, 0, mode,
                 FailureMode.LOCAL, StoreMode.EXACT, 1, whenMissing);
         RuleSet rules = RuleSet.builder("free").rule(cap).build();
-        return new RateLimitEvaluator(() -> rules, new LocalBucketStore(1000));
+        return new RateLimitEvaluator(() -> rules, new LocalBucketStore(1000), ClientIds.unkeyed());
     }
 
     private static boolean allowed(RateLimitEvaluator evaluator, String apiKey, String tenant) {

@@ -67,7 +67,7 @@ abstract class FailoverContract {
             client.get().uri("/api/warm-up").header("X-API-Key", "warm-up").exchange();
         }
         FailSafeStore failSafe = store.find(FailSafeStore.class).orElseThrow();
-        String bucket = "rl:{" + dev.ratelimiter.core.ClientIds.of("noisy") + "}:free.default@t";
+        String bucket = "rl:{" + dev.ratelimiter.core.ClientIds.unkeyed().of("noisy") + "}:free.default@t";
         AtomicLong killedAt = new AtomicLong();
         AtomicLong promotedAt = new AtomicLong();
         Mono.delay(Duration.ofSeconds(2), Schedulers.boundedElastic()).doOnNext(tick -> {

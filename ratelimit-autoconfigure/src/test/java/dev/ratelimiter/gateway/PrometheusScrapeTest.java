@@ -82,7 +82,7 @@ class PrometheusScrapeTest {
         assertThat(delta(before, scrape, "ratelimit_near_limit_total", "rule=\"free.default\""))
                 .as("allowed with < 4 left").isEqualTo(4);
         assertThat(sample(scrape, "ratelimit_upstream_limit", "upstream=\"api\"")).isEqualTo(50);
-        assertThat(scrape).doesNotContain("scrape-key").doesNotContain(ClientIds.of("scrape-key"));
+        assertThat(scrape).doesNotContain("scrape-key").doesNotContain(ClientIds.unkeyed().of("scrape-key"));
 
         Set<String> queried = new TreeSet<>();
         Matcher names = Pattern.compile("ratelimit_[a-z_]+").matcher(Files.readString(DASHBOARD));
@@ -100,7 +100,7 @@ class PrometheusScrapeTest {
         for (int i = 0; i < 25; i++) {
             client.get().uri("/api/x").header("X-API-Key", "viewed-key").exchange();
         }
-        String hashed = ClientIds.of("viewed-key");
+        String hashed = ClientIds.unkeyed().of("viewed-key");
         long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
         String view;
         do {

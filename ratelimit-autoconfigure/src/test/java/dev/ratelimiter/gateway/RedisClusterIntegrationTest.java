@@ -148,8 +148,8 @@ class RedisClusterIntegrationTest {
     @Test
     void aPermitGrantedInOneSlotForARequestRefusedInAnotherIsGivenBack() {
         String key = "cross-slot";
-        String route = "rl:{" + ClientIds.of("ROUTE=6:report\0") + "}:report-route@c";
-        String bucket = "rl:{" + ClientIds.of(key) + "}:report-bucket@t";
+        String route = "rl:{" + ClientIds.unkeyed().of("ROUTE=6:report\0") + "}:report-route@c";
+        String bucket = "rl:{" + ClientIds.unkeyed().of(key) + "}:report-bucket@t";
         assertThat(RedisCluster.slotForKey(route)).as("two slots").isNotEqualTo(RedisCluster.slotForKey(bucket));
         int refused = 0;
         for (int i = 0; i < 10; i++) {

@@ -94,7 +94,7 @@ class RequestSurfaceFuzzTest {
     /** The victim's buckets: its API key partition, its tenant's and its user's. */
     private static Map<String, String> victimBuckets() {
         Map<String, String> buckets = new TreeMap<>();
-        for (String partition : List.of(ClientIds.of("victim"))) {
+        for (String partition : List.of(ClientIds.unkeyed().of("victim"))) {
             for (String key : redis.command("KEYS", "rl:{" + partition + "}:*").lines().filter(l -> !l.isBlank())
                     .toList()) {
                 buckets.put(key, redis.command("HGETALL", key));

@@ -171,7 +171,7 @@ class RuleStoreFaultsIntegrationTest {
         }
         // The bucket was last refilled 3 s "in the future" of the store's clock: a failover to a server whose clock
         // is 3 s behind. Two tokens are left; the 3 s must not be credited again.
-        String key = "rl:{" + ClientIds.of("clock-client") + "}:free.default@t";
+        String key = "rl:{" + ClientIds.unkeyed().of("clock-client") + "}:free.default@t";
         String[] time = redis.command("TIME").trim().split("\\s+");
         long nowMicros = Long.parseLong(time[0]) * 1_000_000 + Long.parseLong(time[1]);
         redis.command("HSET", key, "ts", String.valueOf(nowMicros + 3_000_000));

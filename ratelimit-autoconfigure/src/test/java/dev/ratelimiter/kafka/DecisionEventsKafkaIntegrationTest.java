@@ -124,7 +124,7 @@ class DecisionEventsKafkaIntegrationTest {
             assertThat(time).isAfterOrEqualTo(start.minusSeconds(1));
             assertThat(record.timestamp()).isEqualTo(time.toEpochMilli());
             lastTimeByClient.put(clientId, time);
-            if (clientId.equals(ClientIds.of("sequential"))) {
+            if (clientId.equals(ClientIds.unkeyed().of("sequential"))) {
                 sequentialRemaining.add(event.get("remaining").asLong());
             }
             assertThat(event.get("tier").asString()).isEqualTo("free");
@@ -142,7 +142,7 @@ class DecisionEventsKafkaIntegrationTest {
             assertThat(event.get("rules").get(0).get("id").asString()).isEqualTo("free.default");
             verdicts.merge(event.get("verdict").asString(), 1L, Long::sum);
         }
-        assertThat(lastTimeByClient).hasSize(51).containsKey(ClientIds.of("client-7"));
+        assertThat(lastTimeByClient).hasSize(51).containsKey(ClientIds.unkeyed().of("client-7"));
         assertThat(sequentialRemaining).as("one client's events, in the order of its requests")
                 .containsExactly(java.util.stream.LongStream.rangeClosed(60, 79).map(r -> 139 - r).boxed()
                         .toArray(Long[]::new));

@@ -84,7 +84,7 @@ class ConcurrencyPermitsTest {
         Rule permits = concurrency("reports", 3, Duration.ofSeconds(30));
         Rule bucket = new Rule("burst", "burst", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("burst.", 1, 1, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
-        BucketKey bucketKey = new BucketKey(ClientIds.of("client"), "burst");
+        BucketKey bucketKey = new BucketKey(ClientIds.unkeyed().of("client"), "burst");
         assertThat(store.evaluate(List.of(new Check(bucket, bucketKey, 1, false), check(permits, "client"))).block()
                 .allowed()).isTrue();
         Verdict refused = store.evaluate(List.of(new Check(bucket, bucketKey, 1, false), check(permits, "client")))
@@ -135,7 +135,7 @@ class ConcurrencyPermitsTest {
     }
 
     private static Check check(Rule rule, String client) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), 1, false, new RequestPermits());
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), rule.id()), 1, false, new RequestPermits());
     }
 
     private static void awaitInProgress(Rule rule, String client, long expected) {
@@ -146,7 +146,7 @@ class ConcurrencyPermitsTest {
     }
 
     private static long inProgress(Rule rule, String client) {
-        String key = keys.bucket(new BucketKey(ClientIds.of(client), rule.id()));
+        String key = keys.bucket(new BucketKey(ClientIds.unkeyed().of(client), rule.id()));
         // Count live leases only, as the script does: expired ones are dropped on the next acquire.
         String[] time = redis.command("TIME").trim().split("\\s+");
         long nowMillis = Long.parseLong(time[0]) * 1000 + Long.parseLong(time[1]) / 1000;

@@ -132,7 +132,7 @@ class LocalModeTest {
         // Fewer requests than settles: the share is given back while idle and must still serve the next request.
         int allowed = 0;
         for (int i = 0; i < 12; i++) {
-            Check check = new Check(rule, new BucketKey(ClientIds.of("sparse"), "api"), 1, false);
+            Check check = new Check(rule, new BucketKey(ClientIds.unkeyed().of("sparse"), "api"), 1, false);
             allowed += instances.get(i % 3).decide(List.of(check)).allowed() ? 1 : 0;
             sleep(Duration.ofMillis(250));
         }
@@ -172,7 +172,7 @@ class LocalModeTest {
         Rule whole = new Rule("whole", "whole", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("whole.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
                 StoreMode.LOCAL, 1);
-        Check check = new Check(whole, new BucketKey(ClientIds.of("costly"), "whole"), 10, false);
+        Check check = new Check(whole, new BucketKey(ClientIds.unkeyed().of("costly"), "whole"), 10, false);
         int admitted = 0;
         long end = System.nanoTime() + Duration.ofSeconds(4).toNanos();
         for (int n = 0; System.nanoTime() < end; n++) {
@@ -188,7 +188,7 @@ class LocalModeTest {
     private int sparse(Rule small, int clients) {
         int refused = 0;
         for (int n = 0; n < clients; n++) {
-            Check check = new Check(small, new BucketKey(ClientIds.of("sparse-" + n), "api"), 1, false);
+            Check check = new Check(small, new BucketKey(ClientIds.unkeyed().of("sparse-" + n), "api"), 1, false);
             refused += instances.get(0).decide(List.of(check)).allowed() ? 0 : 1;
         }
         return refused;
@@ -201,7 +201,7 @@ class LocalModeTest {
         DenialCache cache = new DenialCache(exact, 1_000);
         Rule slow = new Rule("slow", "slow", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("slow.", 2, 1, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
-        Check check = new Check(slow, new BucketKey(ClientIds.of("denied"), "slow"), 1, false);
+        Check check = new Check(slow, new BucketKey(ClientIds.unkeyed().of("denied"), "slow"), 1, false);
         cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
         cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
         Verdict denied = cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
@@ -234,7 +234,7 @@ class LocalModeTest {
             for (int i = 0; i < ticksPerMilli && System.nanoTime() < end; i++) {
                 long n = tick.getAndIncrement();
                 String key = client != null ? client : "client-" + (n % 3_000);
-                Check check = new Check(rule, new BucketKey(ClientIds.of(key), "api"), 1, false);
+                Check check = new Check(rule, new BucketKey(ClientIds.unkeyed().of(key), "api"), 1, false);
                 if (instances.get(route.applyAsInt((int) n)).decide(List.of(check)).allowed()) {
                     admitted.incrementAndGet();
                 }

@@ -56,12 +56,12 @@ class PermitGrantedAfterTheCommandTimedOutTest {
     void aPermitGrantedByAScriptThatRanAfterLettuceTimedItOutIsGivenBack() throws Exception {
         Rule rule = new Rule("slow-reports", "slow-reports", Match.ANY, List.of(Dimension.API_KEY),
                 ConcurrencyLimit.of("c.", 1, Duration.ofSeconds(30)), 0, Mode.ENFORCE, FailureMode.LOCAL);
-        BucketKey bucket = new BucketKey(ClientIds.of("late"), "slow-reports@c");
+        BucketKey bucket = new BucketKey(ClientIds.unkeyed().of("late"), "slow-reports@c");
         String key = new RedisKeys("rl").bucket(bucket);
 
         // Warm the script cache: a first EVALSHA answered NOSCRIPT after the timeout would never run the script.
         RequestPermits warm = new RequestPermits();
-        assertThat(store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.of("warm"), "slow-reports@c"), 1,
+        assertThat(store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.unkeyed().of("warm"), "slow-reports@c"), 1,
                 false, warm))).block(Duration.ofSeconds(5)).allowed()).isTrue();
         warm.end();
 

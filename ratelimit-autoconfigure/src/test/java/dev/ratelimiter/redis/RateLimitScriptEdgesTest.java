@@ -65,7 +65,7 @@ class RateLimitScriptEdgesTest {
         Rule bucket = rule("bucket", TokenBucketLimit.of("b.", 5, 1, Duration.ofHours(1)));
         Rule window = rule("window", SlidingWindowLimit.of("w.", 5, Duration.ofHours(1)));
         Rule permits = rule("permits", ConcurrencyLimit.of("p.", 2, Duration.ofSeconds(30)));
-        String client = ClientIds.of("typed");
+        String client = ClientIds.unkeyed().of("typed");
         redis.command("ZADD", keys.bucket(new BucketKey(client, "bucket")), "1", "x");
         redis.command("SET", keys.bucket(new BucketKey(client, "window")), "garbage");
         redis.command("HSET", keys.bucket(new BucketKey(client, "permits")), "t", "3");
@@ -139,8 +139,8 @@ class RateLimitScriptEdgesTest {
 
     @Test
     void numbersTooLargeToStoreFailTheScriptBeforeAnythingIsWritten() {
-        String fine = keys.bucket(new BucketKey(ClientIds.of("huge"), "fine"));
-        String huge = keys.bucket(new BucketKey(ClientIds.of("huge"), "huge"));
+        String fine = keys.bucket(new BucketKey(ClientIds.unkeyed().of("huge"), "fine"));
+        String huge = keys.bucket(new BucketKey(ClientIds.unkeyed().of("huge"), "huge"));
         // What a rule of capacity 2^63 - 1 refilled at 1/s asked of the script before it was refused at validation.
         String[] arguments = { "1000", "0", "1", "2", "t", "10", "10", "1", "0", "t", "9223372036854775807", "1", "1",
             "0" };
@@ -194,7 +194,7 @@ class RateLimitScriptEdgesTest {
     }
 
     private static Check check(Rule rule) {
-        return new Check(rule, new BucketKey(ClientIds.of("clock"), rule.id()), 1, false);
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of("clock"), rule.id()), 1, false);
     }
 
     private static Rule rule(String id, dev.ratelimiter.core.Limit limit) {

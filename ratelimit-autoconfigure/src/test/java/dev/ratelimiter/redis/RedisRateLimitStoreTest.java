@@ -103,9 +103,9 @@ class RedisRateLimitStoreTest {
     void everyKeyWrittenHasATtlOfItsStateLifetimePlusSlack() {
         one(tokenBucket("tb", 10, 5, Duration.ofSeconds(1)), "ttl");
         one(slidingWindow("sw", 100, Duration.ofSeconds(30)), "ttl");
-        assertThat(pttl(keys.bucket(new BucketKey(ClientIds.of("ttl"), "tb"))))
+        assertThat(pttl(keys.bucket(new BucketKey(ClientIds.unkeyed().of("ttl"), "tb"))))
                 .isBetween(1_000L, 2_000L + RedisRateLimitStore.TTL_SLACK_MILLIS);
-        assertThat(pttl(keys.bucket(new BucketKey(ClientIds.of("ttl"), "sw"))))
+        assertThat(pttl(keys.bucket(new BucketKey(ClientIds.unkeyed().of("ttl"), "sw"))))
                 .isBetween(59_000L, 60_000L + RedisRateLimitStore.TTL_SLACK_MILLIS);
         assertThat(redis.command("KEYS", "*").trim().split("\n")).hasSize(2)
                 .allSatisfy(name -> assertThat(pttl(name)).isPositive());
@@ -130,7 +130,7 @@ class RedisRateLimitStoreTest {
     @Test
     void shadowChecksNeverDenyAndSpendOnlyWhenTheyWouldAllow() {
         Rule shadow = rule("shadow", TokenBucketLimit.of("s.", 1, 1, Duration.ofHours(1)), Mode.SHADOW);
-        Check check = new Check(shadow, new BucketKey(ClientIds.of("k"), "shadow"), 1, true);
+        Check check = new Check(shadow, new BucketKey(ClientIds.unkeyed().of("k"), "shadow"), 1, true);
         assertThat(evaluate(check).shadowDenials()).isEmpty();
         Verdict second = evaluate(check);
         assertThat(second.allowed()).isTrue();
@@ -203,7 +203,7 @@ class RedisRateLimitStoreTest {
         Rule perRoute = new Rule("per-route", "per-route", Match.ANY, List.of(Dimension.ROUTE),
                 TokenBucketLimit.of("r.", 100, 1, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
         Check client = check(perClient, "k", 1);
-        Check route = new Check(perRoute, new BucketKey(ClientIds.of("ROUTE=login"), "per-route"), 1, false);
+        Check route = new Check(perRoute, new BucketKey(ClientIds.unkeyed().of("ROUTE=login"), "per-route"), 1, false);
         for (int i = 0; i < 3; i++) {
             Verdict verdict = splitStore.evaluate(List.of(client, route)).block(Duration.ofSeconds(5));
             assertThat(verdict.allowed()).isTrue();
@@ -252,7 +252,7 @@ class RedisRateLimitStoreTest {
         }
         long scriptsBefore = scriptCalls();
         List<Verdict> verdicts = reactor.core.publisher.Flux.range(0, 400)
-                .flatMap(c -> store.evaluate(List.of(new Check(shared, new BucketKey(ClientIds.of("everyone"),
+                .flatMap(c -> store.evaluate(List.of(new Check(shared, new BucketKey(ClientIds.unkeyed().of("everyone"),
                         "shared"), 1, false), check(own, "client-" + c, 1))), 400)
                 .collectList().block(Duration.ofSeconds(30));
         long scripts = scriptCalls() - scriptsBefore;
@@ -261,7 +261,7 @@ class RedisRateLimitStoreTest {
         System.out.printf("400 decisions at once: %d script calls, %d allowed%n", scripts, allowed);
         assertThat(refusedByOwn).as("clients with an empty bucket of their own").isEqualTo(134);
         assertThat(allowed).as("the shared bucket of 100, none of it spent by refused requests").isEqualTo(100);
-        assertThat(Double.parseDouble(redis.command("HGET", keys.bucket(new BucketKey(ClientIds.of("everyone"),
+        assertThat(Double.parseDouble(redis.command("HGET", keys.bucket(new BucketKey(ClientIds.unkeyed().of("everyone"),
                 "shared")), "t").trim())).as("tokens left in the shared bucket").isLessThan(1);
         assertThat(scripts).as("script calls for 400 decisions that arrived together").isLessThan(400);
     }
@@ -285,9 +285,9 @@ class RedisRateLimitStoreTest {
         one(tokenBucket("free.default", 100, 10, Duration.ofSeconds(1)), "memory");
         one(slidingWindow("hourly", 1000, Duration.ofHours(1)), "memory");
         long tokenBucket = Long.parseLong(redis.command("MEMORY", "USAGE",
-                keys.bucket(new BucketKey(ClientIds.of("memory"), "free.default"))));
+                keys.bucket(new BucketKey(ClientIds.unkeyed().of("memory"), "free.default"))));
         long slidingWindow = Long.parseLong(redis.command("MEMORY", "USAGE",
-                keys.bucket(new BucketKey(ClientIds.of("memory"), "hourly"))));
+                keys.bucket(new BucketKey(ClientIds.unkeyed().of("memory"), "hourly"))));
         System.out.printf("MEMORY USAGE: token bucket %d bytes, sliding window %d bytes (%s)%n", tokenBucket,
                 slidingWindow, redis.server().description());
         assertThat(tokenBucket).isLessThanOrEqualTo(160);
@@ -326,7 +326,7 @@ class RedisRateLimitStoreTest {
     }
 
     private static Check check(Rule rule, String client, int cost) {
-        return new Check(rule, new BucketKey(ClientIds.of(client), rule.id()), cost, false);
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), rule.id()), cost, false);
     }
 
     private static Rule tokenBucket(String id, long capacity, long tokens, Duration period) {

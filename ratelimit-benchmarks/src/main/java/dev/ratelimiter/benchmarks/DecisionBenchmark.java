@@ -88,7 +88,7 @@ public class DecisionBenchmark {
         localChecks = new ArrayList<>();
         exactChecks = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
-            String client = ClientIds.of("client-" + i);
+            String client = ClientIds.unkeyed().of("client-" + i);
             localChecks.add(List.of(new Check(localRule, new BucketKey(client, "local"), 1, false)));
             exactChecks.add(List.of(new Check(exactRule, new BucketKey(client, "exact"), 1, false)));
         }

@@ -36,7 +36,7 @@ public final class LocalMemory {
                 FailureMode.LOCAL, StoreMode.LOCAL, 1);
         String[] clients = new String[keys];
         for (int i = 0; i < keys; i++) {
-            clients[i] = ClientIds.of("client-" + i);
+            clients[i] = ClientIds.unkeyed().of("client-" + i);
         }
         long before = usedAfterGc();
         LeaseStore shares = new LeaseStore(reports -> reactor.core.publisher.Mono.empty(),
