@@ -36,15 +36,24 @@ record OperatorEndpointExposure(boolean separatePort, @Nullable String address, 
     }
 
     /**
-     * Only an address that is loopback for certain; an unset address means all of them. Names are resolved at
-     * start-up only (this runs once, never on a request), and one that does not resolve counts as reachable.
+     * Only an address that is loopback for certain: an IP literal or {@code localhost}. An unset address means all of
+     * them; any other host name counts as reachable (what it resolves to could change between this check and the
+     * server's bind).
      */
     static boolean isLoopback(@Nullable String address) {
         if (address == null || address.isBlank()) {
             return false;
         }
+        String trimmed = address.trim();
+        if (trimmed.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (!trimmed.matches("[0-9.]+|\\[?[0-9A-Fa-f:.%a-zA-Z]*:[0-9A-Fa-f:.%a-zA-Z]*\\]?")) {
+            return false;
+        }
         try {
-            return InetAddress.getByName(address.trim()).isLoopbackAddress();
+            // a literal: parsed, never looked up
+            return InetAddress.getByName(trimmed).isLoopbackAddress();
         }
         catch (UnknownHostException ex) {
             return false;

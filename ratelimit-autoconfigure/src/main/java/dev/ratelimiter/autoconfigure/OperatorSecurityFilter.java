@@ -22,8 +22,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * HTTP Basic in front of the actuator endpoints, stateless (no session, no saved request, no login page: the
- * clients are curl and scripts): the public endpoints' reads for anyone, every other read for the viewer and the
- * admin, and everything else - the writes that change limits and switches - for the admin only.
+ * clients are curl and scripts): the public endpoints' reads for anyone, the viewer endpoints' reads for the viewer
+ * and the admin, and everything else - the writes that change limits and switches, and the reads that can show
+ * secrets - for the admin only.
  */
 final class OperatorSecurityFilter {
 
@@ -32,49 +33,74 @@ final class OperatorSecurityFilter {
 
     /**
      * @param wholePort whether the filter guards a port that serves only the endpoints (then every request on it
-     * is checked, including paths no endpoint claims) or the application's port (then only the endpoints' paths)
+     * is checked, including paths no endpoint claims) or the application's port (then only the exposed endpoints'
+     * paths, and nothing else enters Spring Security)
      */
-    static WebFilter of(OperatorAccounts accounts, PathMappedEndpoints endpoints, List<String> publicEndpoints,
+    static WebFilter of(OperatorAccounts accounts, PathMappedEndpoints endpoints, OperatorSecurityProperties settings,
             boolean wholePort) {
-        List<String> publicPaths = new ArrayList<>();
-        for (String id : publicEndpoints) {
-            String path = endpoints.getPath(EndpointId.of(id.trim()));
-            if (path != null) {
-                publicPaths.add(path);
-                publicPaths.add(path + "/**");
-            }
-        }
+        String[] publicPaths = paths(endpoints, settings.getPublicEndpoints());
+        String[] viewerPaths = paths(endpoints, settings.getViewerEndpoints());
+        String base = endpoints.getBasePath();
+        boolean discovery = !base.isEmpty() && !base.equals("/");
         String viewer = OperatorAccounts.Role.VIEWER.roleName();
         String admin = OperatorAccounts.Role.ADMIN.roleName();
+        ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange() : endpointPaths(endpoints);
         ServerHttpSecurity http = ServerHttpSecurity.http()
-                .securityMatcher(wholePort ? ServerWebExchangeMatchers.anyExchange() : endpointPaths(endpoints))
+                .securityMatcher(scope)
                 .authenticationManager(authenticate(accounts))
                 .httpBasic(Customizer.withDefaults())
                 .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
-                // no cookies, no sessions: a forged cross-site request carries no Basic credentials of its own
+                // no session and no cookie to ride on; a browser that cached Basic credentials still cannot forge a
+                // write: the endpoints take JSON only (anything a form can send is 415) and CORS is not open
                 .csrf(ServerHttpSecurity.CsrfSpec::disable)
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .authorizeExchange(exchanges -> {
-                    if (!publicPaths.isEmpty()) {
-                        exchanges.pathMatchers(HttpMethod.GET, publicPaths.toArray(String[]::new)).permitAll();
-                        exchanges.pathMatchers(HttpMethod.HEAD, publicPaths.toArray(String[]::new)).permitAll();
+                    for (HttpMethod read : new HttpMethod[] { HttpMethod.GET, HttpMethod.HEAD }) {
+                        if (publicPaths.length > 0) {
+                            exchanges.pathMatchers(read, publicPaths).permitAll();
+                        }
+                        if (viewerPaths.length > 0) {
+                            exchanges.pathMatchers(read, viewerPaths).hasAnyRole(viewer, admin);
+                        }
+                        if (discovery) {
+                            exchanges.pathMatchers(read, base).hasAnyRole(viewer, admin);
+                        }
                     }
-                    exchanges.pathMatchers(HttpMethod.GET, "/**").hasAnyRole(viewer, admin);
-                    exchanges.pathMatchers(HttpMethod.HEAD, "/**").hasAnyRole(viewer, admin);
+                    // every write, and every read of anything else (env, heapdump, routes: they can hold secrets)
                     exchanges.anyExchange().hasRole(admin);
                 });
-        return new WebFilterChainProxy(http.build());
+        WebFilterChainProxy chain = new WebFilterChainProxy(http.build());
+        if (wholePort) {
+            return chain;
+        }
+        // On the application's port the chain must not see the gateway's traffic at all: its firewall would refuse
+        // paths the routes accept (";", "%2F", "//"), and every request would pay for it.
+        return (exchange, next) -> scope.matches(exchange)
+                .flatMap(match -> match.isMatch() ? chain.filter(exchange, next) : next.filter(exchange));
     }
 
-    /** Every endpoint's path and what lies below it, and the discovery page at the base path. */
+    /** The paths of these endpoints and what lies below them (only the exposed ones have a path). */
+    private static String[] paths(PathMappedEndpoints endpoints, List<String> ids) {
+        List<String> paths = new ArrayList<>();
+        for (String id : ids) {
+            String path = endpoints.getPath(EndpointId.of(id.trim()));
+            if (path != null) {
+                paths.add(path);
+                paths.add(path + "/**");
+            }
+        }
+        return paths.toArray(String[]::new);
+    }
+
+    /** Every exposed endpoint's path and what lies below it, and the discovery page at the base path. */
     private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints) {
         List<String> patterns = new ArrayList<>();
         String base = endpoints.getBasePath();
         if (!base.isEmpty() && !base.equals("/")) {
             patterns.add(base);
-            patterns.add(base + "/**");
+            patterns.add(base + "/");
         }
         for (String path : endpoints.getAllPaths()) {
             patterns.add(path);

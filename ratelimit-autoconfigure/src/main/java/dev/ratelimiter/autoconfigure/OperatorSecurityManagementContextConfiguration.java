@@ -31,7 +31,7 @@ public class OperatorSecurityManagementContextConfiguration {
     @Order(ORDER)
     WebFilter rateLimitOperatorSecurityFilter(OperatorAccounts accounts, PathMappedEndpoints endpoints,
             OperatorSecurityProperties properties, Environment environment) {
-        return OperatorSecurityFilter.of(accounts, endpoints, properties.getPublicEndpoints(),
+        return OperatorSecurityFilter.of(accounts, endpoints, properties,
                 OperatorEndpointExposure.of(environment).separatePort());
     }
 }

@@ -34,12 +34,27 @@ public class OperatorSecurityProperties {
      */
     private List<String> publicEndpoints = new ArrayList<>(List.of("health", "prometheus"));
 
+    /**
+     * Endpoints whose read operations the viewer may use (the admin may use all). Not env, configprops, heapdump,
+     * threaddump or the gateway's routes: those can show secrets, among them the admin's password.
+     */
+    private List<String> viewerEndpoints = new ArrayList<>(List.of("ratelimit", "health", "info", "metrics",
+            "prometheus"));
+
     public @Nullable Boolean getEnabled() {
         return enabled;
     }
 
     public void setEnabled(@Nullable Boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public List<String> getViewerEndpoints() {
+        return viewerEndpoints;
+    }
+
+    public void setViewerEndpoints(List<String> viewerEndpoints) {
+        this.viewerEndpoints = viewerEndpoints;
     }
 
     public Account getAdmin() {

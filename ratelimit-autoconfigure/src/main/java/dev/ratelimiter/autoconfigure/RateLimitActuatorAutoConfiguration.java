@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -36,17 +37,38 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
     RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, ObjectProvider<RateLimitStore> store,
-            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent) {
+            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent,
+            ObjectProvider<OperatorAccounts> accounts) {
         return new RateLimitRulesEndpoint(admin, new RateLimitView(store.getIfAvailable(),
-                instances.getIfAvailable(), recent.getIfAvailable()));
+                instances.getIfAvailable(), recent.getIfAvailable()), roles(accounts));
     }
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
-    RateLimitControlEndpoint rateLimitControlEndpoint(RuleAdmin admin) {
-        return new RateLimitControlEndpoint(admin);
+    RateLimitControlEndpoint rateLimitControlEndpoint(RuleAdmin admin, ObjectProvider<OperatorAccounts> accounts) {
+        return new RateLimitControlEndpoint(admin, roles(accounts));
+    }
+
+    /** The endpoints check roles themselves whenever they are authenticated (the accounts exist only then). */
+    private static OperatorRoles roles(ObjectProvider<OperatorAccounts> accounts) {
+        return new OperatorRoles(accounts.getIfAvailable() != null);
+    }
+
+    /**
+     * The operators' passwords and the client-id secret are masked wherever the actuator shows configuration (env,
+     * configprops), whatever {@code show-values} says: the viewer must never read the admin's password.
+     */
+    @Bean
+    SanitizingFunction rateLimitSecretsSanitizer() {
+        return data -> isRateLimitSecret(data.getKey()) ? data.withSanitizedValue() : data;
+    }
+
+    static boolean isRateLimitSecret(String key) {
+        String name = key.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        return name.contains("ratelimitmanagementsecurity") && name.endsWith("password")
+                || name.contains("ratelimitclientid") && name.contains("secret");
     }
 
     @Bean

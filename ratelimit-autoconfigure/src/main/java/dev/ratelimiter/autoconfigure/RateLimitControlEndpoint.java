@@ -18,14 +18,20 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 public class RateLimitControlEndpoint {
 
     private final RuleAdmin admin;
+    private final OperatorRoles roles;
 
-    RateLimitControlEndpoint(RuleAdmin admin) {
+    RateLimitControlEndpoint(RuleAdmin admin, OperatorRoles roles) {
         this.admin = admin;
+        this.roles = roles;
     }
 
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> set(@Nullable Boolean killSwitch, @Nullable String tier,
             @Nullable Boolean enforce, SecurityContext caller) {
+        WebEndpointResponse<Map<String, Object>> refused = roles.refuseUnlessAdmin(caller);
+        if (refused != null) {
+            return refused;
+        }
         String operator = RateLimitRulesEndpoint.operator(caller);
         if (killSwitch != null && tier == null && enforce == null) {
             return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.KILL_SWITCH, killSwitch, operator));

@@ -23,10 +23,12 @@ public class RateLimitRulesEndpoint {
 
     private final RuleAdmin admin;
     private final RateLimitView view;
+    private final OperatorRoles roles;
 
-    RateLimitRulesEndpoint(RuleAdmin admin, RateLimitView view) {
+    RateLimitRulesEndpoint(RuleAdmin admin, RateLimitView view, OperatorRoles roles) {
         this.admin = admin;
         this.view = view;
+        this.roles = roles;
     }
 
     /**
@@ -34,14 +36,22 @@ public class RateLimitRulesEndpoint {
      * denied most often recently (hashed ids) and the latest decisions.
      */
     @ReadOperation
-    public Map<String, Object> rules() {
+    public WebEndpointResponse<Map<String, Object>> rules(SecurityContext caller) {
+        WebEndpointResponse<Map<String, Object>> refused = roles.refuseUnlessReader(caller);
+        if (refused != null) {
+            return refused;
+        }
         Map<String, Object> all = new LinkedHashMap<>(admin.describe());
         view.addTo(all);
-        return all;
+        return new WebEndpointResponse<>(all, 200);
     }
 
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> rule(@Selector String id) {
+    public WebEndpointResponse<Map<String, Object>> rule(@Selector String id, SecurityContext caller) {
+        WebEndpointResponse<Map<String, Object>> refused = roles.refuseUnlessReader(caller);
+        if (refused != null) {
+            return refused;
+        }
         Rule rule = admin.rulesInForce().rules().get(id);
         if (rule == null) {
             return new WebEndpointResponse<>(Map.of("error", "unknown_rule", "reason", "There is no rule '" + id + "'."),
@@ -67,6 +77,10 @@ public class RateLimitRulesEndpoint {
             @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
             @Nullable String matchApiKeys, SecurityContext caller) {
+        WebEndpointResponse<Map<String, Object>> refused = roles.refuseUnlessAdmin(caller);
+        if (refused != null) {
+            return refused;
+        }
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("group", group);
         settings.put("key", key);
@@ -95,6 +109,10 @@ public class RateLimitRulesEndpoint {
 
     @DeleteOperation
     public WebEndpointResponse<Map<String, Object>> delete(@Selector String id, SecurityContext caller) {
+        WebEndpointResponse<Map<String, Object>> refused = roles.refuseUnlessAdmin(caller);
+        if (refused != null) {
+            return refused;
+        }
         return respond(admin.delete(id, operator(caller)));
     }
 

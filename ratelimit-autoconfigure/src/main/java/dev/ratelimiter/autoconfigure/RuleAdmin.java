@@ -99,16 +99,28 @@ public final class RuleAdmin {
     /** {@link #control(String, boolean)} on behalf of {@code operator}, written to the audit log. */
     public Result control(String name, boolean value, String operator) {
         long before = sync.status().version();
-        return audited(operator, "set-" + name + "=" + value, null, before, setControl(name, value));
+        boolean killSwitch = RuntimeRules.KILL_SWITCH.equals(name);
+        String tier = killSwitch ? null : name.length() > 13 && name.startsWith("tier.") && name.endsWith(".enforce")
+                ? name.substring(5, name.length() - 8) : name;
+        return audited(operator, (killSwitch ? "set-kill-switch=" : "set-tier-enforce=") + value,
+                killSwitch ? null : "tier", tier, before, setControl(name, value));
     }
 
     private static Result audited(String operator, String action, String id, long before, Result result) {
+        return audited(operator, action, id == null ? null : "rule", id, before, result);
+    }
+
+    /**
+     * One audit line. Everything that came from the request (the operator's name, the rule id, the tier) is printed
+     * quoted and escaped, so that no value can end the line and forge another.
+     */
+    private static Result audited(String operator, String action, String subjectName, String subject, long before,
+            Result result) {
         Object after = result.status() == 200 ? result.body().get("version") : null;
         Object error = result.body().get("error");
-        // The operator name and rule id are printed quoted and escaped: neither may forge a second log line.
         audit.info("operator={} action={}{} version={}->{} status={}{}", JsonText.quote(operator), action,
-                id == null ? "" : " rule=" + JsonText.quote(id), before, after == null ? before : after,
-                result.status(), error == null ? "" : " error=" + error);
+                subject == null ? "" : " " + subjectName + "=" + JsonText.quote(subject), before,
+                after == null ? before : after, result.status(), error == null ? "" : " error=" + error);
         return result;
     }
 

@@ -13,7 +13,10 @@ public final class JsonText {
         return json.toString();
     }
 
-    /** Appends {@code text} as a JSON string literal: quotes, backslashes and control characters escaped. */
+    /**
+     * Appends {@code text} as a JSON string literal: quotes, backslashes, control characters and the characters some
+     * readers take for line breaks (DEL, NEL, U+2028, U+2029) escaped, so the literal always stays on one line.
+     */
     public static void quote(StringBuilder json, String text) {
         json.append('"');
         for (int i = 0; i < text.length(); i++) {
@@ -22,7 +25,8 @@ public final class JsonText {
                 case '"' -> json.append("\\\"");
                 case '\\' -> json.append("\\\\");
                 default -> {
-                    if (c < 0x20) {
+                    // control characters, DEL, and the line and paragraph separators some log viewers break on
+                    if (c < 0x20 || c == 0x7f || c == 0x85 || c == 0x2028 || c == 0x2029) {
                         json.append(String.format("\\u%04x", (int) c));
                     }
                     else {

@@ -84,4 +84,27 @@ class RateLimitOperatorSecurityAutoConfigurationTest {
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
                         .hasMessageContaining("without ':'"));
     }
+
+    @Test
+    void onlyLiteralsAndLocalhostCountAsLoopbackNeverANameThatCouldResolveElsewhere() {
+        for (String loopback : new String[] { "127.0.0.1", "127.9.9.9", "::1", "[::1]", "0:0:0:0:0:0:0:1",
+                "localhost", " 127.0.0.1 " }) {
+            assertThat(OperatorEndpointExposure.isLoopback(loopback)).as(loopback).isTrue();
+        }
+        for (String reachable : new String[] { "0.0.0.0", "::", "10.0.0.1", "my-host", "localhost.example.com",
+                "127.0.0.1.nip.io", "", null }) {
+            assertThat(OperatorEndpointExposure.isLoopback(reachable)).as(reachable).isFalse();
+        }
+    }
+
+    @Test
+    void thePasswordsAndTheClientIdSecretAreMaskedUnderEveryName() {
+        for (String key : new String[] { "ratelimit.management.security.admin.password",
+                "RATELIMIT_MANAGEMENT_SECURITY_VIEWER_PASSWORD", "ratelimit.client-id.secret",
+                "RATELIMIT_CLIENTID_PREVIOUSSECRET", "ratelimit.clientId.previousSecret" }) {
+            assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret(key)).as(key).isTrue();
+        }
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.management.security.admin.username"))
+                .isFalse();
+    }
 }

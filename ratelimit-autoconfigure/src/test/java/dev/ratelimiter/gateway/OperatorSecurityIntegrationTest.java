@@ -50,7 +50,8 @@ class OperatorSecurityIntegrationTest {
         managementPort = LoopbackPorts.free();
         gateway = GatewayInstance.start(redis.url(), upstream.uri(),
                 "management.server.port=" + managementPort, "management.server.address=127.0.0.1",
-                "management.endpoints.web.exposure.include=health,ratelimit,ratelimitcontrol,prometheus",
+                "management.endpoints.web.exposure.include=health,ratelimit,ratelimitcontrol,prometheus,env",
+                "management.endpoint.env.show-values=always",
                 "management.endpoint.health.show-details=when-authorized",
                 "ratelimit.management.security.enabled=true",
                 "ratelimit.management.security.admin.username=" + ADMIN,
@@ -121,6 +122,45 @@ class OperatorSecurityIntegrationTest {
         assertThat(RawHttp.get(managementPort, "/actuator", basic("ratelimit-viewer", VIEWER_PASSWORD)))
                 .isEqualTo(200);
         assertThat(RawHttp.get(managementPort, "/actuator")).isEqualTo(401);
+    }
+
+    @Test
+    void theViewerReadsNothingThatCouldHoldASecretAndNoEndpointShowsThePasswords() throws IOException {
+        String viewer = basic("ratelimit-viewer", VIEWER_PASSWORD);
+        assertThat(RawHttp.get(managementPort, "/actuator/env", viewer)).isEqualTo(403);
+        assertThat(RawHttp.get(managementPort, "/actuator/env/ratelimit.management.security.admin.password",
+                viewer)).isEqualTo(403);
+        String shown = management().get().uri("/actuator/env/ratelimit.management.security.admin.password")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD)).exchange()
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(shown).contains("******").doesNotContain(ADMIN_PASSWORD);
+        String all = management().get().uri("/actuator/env")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD)).exchange()
+                .expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(all).doesNotContain(ADMIN_PASSWORD).doesNotContain(VIEWER_PASSWORD);
+    }
+
+    @Test
+    void noValueFromTheRequestCanForgeAnAuditLine(CapturedOutput output) {
+        String forged = "x\n2026-12-01T00:00:00.000Z  INFO 1 --- [main] dev.ratelimiter.audit : operator=\"alice\" "
+                + "action=set-kill-switch=true version=1->2 status=200\u2028\u0085";
+        for (String body : List.of("{\"tier\": " + json(forged) + ", \"enforce\": true}")) {
+            management().post().uri("/actuator/ratelimitcontrol")
+                    .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                    .contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange().expectStatus().isBadRequest();
+        }
+        management().post().uri("/actuator/ratelimit/" + "a%0Aoperator=%22alice%22")
+                .header(HttpHeaders.AUTHORIZATION, credentials(ADMIN, ADMIN_PASSWORD))
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(Map.of("capacity", "1")).exchange()
+                .expectStatus().isBadRequest();
+        // the forged text stays inside the quoted tier of the admin's own line: no line of its own
+        assertThat(output.getOut().lines().filter(line -> line.contains("operator=\"alice\""))).isEmpty();
+        assertThat(output.getOut()).contains("operator=\"" + ADMIN + "\" action=set-tier-enforce=true tier=\"x\\u000a2026");
+        assertThat(output.getOut()).doesNotContain("\u2028").doesNotContain("\u0085");
+    }
+
+    static String json(String text) {
+        return dev.ratelimiter.core.JsonText.quote(text);
     }
 
     @Test

@@ -31,6 +31,13 @@ class OperatorSecuritySamePortIntegrationTest {
     static void start() {
         gateway = GatewayInstance.start(redis.url(), upstream.uri(),
                 "management.endpoints.web.exposure.include=health,ratelimit,ratelimitcontrol",
+                // a route into the endpoints: forward: is dispatched inside the server, past every web filter
+                "spring.cloud.gateway.server.webflux.routes[1].id=sneaky",
+                "spring.cloud.gateway.server.webflux.routes[1].uri=forward:/actuator/ratelimitcontrol",
+                "spring.cloud.gateway.server.webflux.routes[1].predicates[0]=Path=/kill/**",
+                "spring.cloud.gateway.server.webflux.routes[2].id=sneaky-read",
+                "spring.cloud.gateway.server.webflux.routes[2].uri=forward:/actuator/ratelimit",
+                "spring.cloud.gateway.server.webflux.routes[2].predicates[0]=Path=/peek/**",
                 "ratelimit.management.security.enabled=true",
                 "ratelimit.management.security.admin.password=admin-secret-0123");
         port = GatewayInstance.port(gateway);
@@ -40,6 +47,27 @@ class OperatorSecuritySamePortIntegrationTest {
     static void stop() {
         gateway.close();
         upstream.close();
+    }
+
+    @Test
+    void aRouteThatForwardsIntoTheEndpointsReachesNoWriteAndNoRead() throws IOException {
+        assertThat(RawHttp.send(port, "POST", "/kill", "{\"killSwitch\": true}", "X-API-Key: attacker"))
+                .isEqualTo(403);
+        assertThat(RawHttp.get(port, "/peek", "X-API-Key: attacker")).isEqualTo(403);
+        String view = GatewayInstance.client(gateway).get().uri("/actuator/ratelimit")
+                .header("Authorization", OperatorSecurityIntegrationTest.credentials("ratelimit-admin",
+                        "admin-secret-0123"))
+                .exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        assertThat(view).contains("\"killSwitch\":false");
+    }
+
+    @Test
+    void theRoutesSeeNoneOfSpringSecuritysFirewall() throws IOException {
+        // paths and methods the gateway routes as they are, and Spring Security's firewall would refuse
+        for (String path : List.of("/api/a;b", "/api/a%2Fb", "/api//x", "/api/%25", "/api/a%3Bb", "/api/%2e/x")) {
+            assertThat(RawHttp.get(port, path, "X-API-Key: firewall")).as(path).isEqualTo(200);
+        }
+        assertThat(RawHttp.send(port, "PROPFIND", "/api/x", "", "X-API-Key: firewall")).isEqualTo(200);
     }
 
     @Test
