@@ -130,9 +130,20 @@ maxUnavailable: {{ if hasSuffix "%" $value }}{{ $value | quote }}{{ else }}{{ $v
 {{- if .Values.podDisruptionBudget.enabled }}
 {{- $_ := include "ratelimit-gateway.pdbSetting" . }}
 {{- end }}
+{{- if and .Values.serviceMonitor.enabled .Values.networkPolicy.enabled }}
+{{- $default := list (dict "podSelector" (dict "matchLabels" (dict "ratelimit.dev/management-access" "true"))) }}
+{{- if or (empty .Values.networkPolicy.managementFrom) (eq (toJson .Values.networkPolicy.managementFrom) (toJson $default)) }}
+{{- fail "serviceMonitor.enabled scrapes the management port, which networkPolicy.managementFrom does not admit your Prometheus to: add it there (e.g. a namespaceSelector for its namespace), or set networkPolicy.enabled=false." }}
+{{- end }}
+{{- end }}
 {{- end }}
 
-{{/* The Secret holding the operator passwords: the one given, or the chart's own. */}}
+{{/* The Secret holding the operator passwords and the client-id secret: the one given, or the chart's own. */}}
 {{- define "ratelimit-gateway.credentialsSecret" -}}
-{{- .Values.management.auth.existingSecret | default (printf "%s-credentials" (include "ratelimit-gateway.fullname" .)) }}
+{{- .Values.credentials.existingSecret | default (printf "%s-credentials" (include "ratelimit-gateway.fullname" .)) }}
+{{- end }}
+
+{{/* Whether the pods read anything from the credentials Secret. */}}
+{{- define "ratelimit-gateway.usesCredentials" -}}
+{{- if or .Values.management.auth.enabled .Values.clientId.keyed }}true{{ end }}
 {{- end }}

@@ -27,6 +27,14 @@ class ChartOperatorAccessTest {
         assertThat(admin).hasSize(32).isNotEqualTo(viewer);
         assertThat(viewer).hasSize(32);
         assertThat(Node.at(secret, "metadata.annotations")).isEqualTo(Map.of("helm.sh/resource-policy", "keep"));
+        String clientIdSecret = decode(Node.at(secret, "data.client-id-secret"));
+        assertThat(clientIdSecret).hasSize(48);
+        assertThat(Node.at(fleet.envVar("RATELIMIT_CLIENTID_SECRET").orElseThrow(), "valueFrom.secretKeyRef"))
+                .isEqualTo(Map.of("name", Helm.FULLNAME + "-credentials", "key", "client-id-secret"));
+        assertThat(Node.at(fleet.envVar("RATELIMIT_CLIENTID_PREVIOUSSECRET").orElseThrow(),
+                "valueFrom.secretKeyRef")).isEqualTo(Map.of("name", Helm.FULLNAME + "-credentials",
+                        "key", "client-id-previous-secret", "optional", true));
+        assertThat(fleet.applicationYml()).doesNotContain(clientIdSecret);
         // a second rendering (a fresh install) gets other passwords
         assertThat(decode(Node.at(new Fleet(Helm.render()).manifests().get("Secret", Helm.FULLNAME + "-credentials"),
                 "data.admin-password"))).isNotEqualTo(admin);
@@ -42,6 +50,9 @@ class ChartOperatorAccessTest {
                 "admin", Map.of("username", "ratelimit-admin"), "viewer", Map.of("username", "ratelimit-viewer")));
         assertThat(Node.at(fleet.application(), "management.endpoint.health.show-details"))
                 .isEqualTo("when-authorized");
+        // only the two accounts count as authorized, never an anonymous principal another security chain may add
+        assertThat(Node.at(fleet.application(), "management.endpoint.health.roles"))
+                .isEqualTo(List.of("RATELIMIT_VIEWER", "RATELIMIT_ADMIN"));
     }
 
     @Test
@@ -52,14 +63,25 @@ class ChartOperatorAccessTest {
                 "valueFrom.secretKeyRef")).isEqualTo(Map.of("name", "ops-credentials", "key", "admin"));
         assertThat(Node.at(fleet.envVar("RATELIMIT_MANAGEMENT_SECURITY_VIEWER_PASSWORD").orElseThrow(),
                 "valueFrom.secretKeyRef.key")).isEqualTo("viewer");
+        assertThat(Node.at(fleet.envVar("RATELIMIT_CLIENTID_SECRET").orElseThrow(), "valueFrom.secretKeyRef"))
+                .isEqualTo(Map.of("name", "ops-credentials", "key", "client-id"));
     }
 
     @Test
-    void switchedOffTheWritesAreOpenAndSaySo() {
+    void settingsOfYourOwnUnderRatelimitManagementAreKept() {
+        Fleet fleet = new Fleet(Helm.render(Helm.testValues("own-management-settings.yaml")));
+        assertThat(Node.at(fleet.application(), "ratelimit.management.security")).isEqualTo(Map.of("enabled", true,
+                "admin", Map.of("username", "ratelimit-admin"), "viewer", Map.of("username", "ratelimit-viewer"),
+                "public-endpoints", List.of("health")));
+    }
+
+    @Test
+    void switchedOffNothingIsReadFromASecret() {
         Fleet fleet = new Fleet(Helm.render(Helm.testValues("auth-off.yaml")));
         assertThat(fleet.manifests().ofKind("Secret")).isEmpty();
         assertThat(fleet.manifests().ofKind("NetworkPolicy")).isEmpty();
         assertThat(fleet.envVar("RATELIMIT_MANAGEMENT_SECURITY_ADMIN_PASSWORD")).isEmpty();
+        assertThat(fleet.envVar("RATELIMIT_CLIENTID_SECRET")).isEmpty();
         assertThat(Node.at(fleet.application(), "ratelimit.management.security")).isEqualTo(Map.of("enabled", false));
     }
 

@@ -53,6 +53,7 @@ class ChartPodAuthenticationTest {
         Map<String, Object> secret = fleet.manifests().get("Secret", Helm.FULLNAME + "-credentials");
         adminPassword = ChartOperatorAccessTest.decode(Node.at(secret, "data.admin-password"));
         viewerPassword = ChartOperatorAccessTest.decode(Node.at(secret, "data.viewer-password"));
+        String clientIdSecret = ChartOperatorAccessTest.decode(Node.at(secret, "data.client-id-secret"));
         Path yml = Files.writeString(config.resolve("application.yml"), fleet.applicationYml());
         management = LoopbackPorts.free();
         pod = new SpringApplicationBuilder(Pod.class).run(
@@ -62,7 +63,8 @@ class ChartPodAuthenticationTest {
                 "--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
                 // what the Deployment's RATELIMIT_MANAGEMENT_SECURITY_*_PASSWORD variables bind to
                 "--ratelimit.management.security.admin.password=" + adminPassword,
-                "--ratelimit.management.security.viewer.password=" + viewerPassword);
+                "--ratelimit.management.security.viewer.password=" + viewerPassword,
+                "--ratelimit.client-id.secret=" + clientIdSecret);
     }
 
     @AfterAll
@@ -83,6 +85,8 @@ class ChartPodAuthenticationTest {
         HttpResponse<String> view = get("/actuator/ratelimit", "ratelimit-viewer:" + viewerPassword);
         assertThat(view.statusCode()).isEqualTo(200);
         assertThat(view.body()).contains("\"killSwitch\":false");
+        // the viewer reads the rules, never the configuration behind them
+        assertThat(get("/actuator/env", "ratelimit-viewer:" + viewerPassword).statusCode()).isIn(403, 404);
 
         try {
             HttpResponse<String> on = post("/actuator/ratelimitcontrol", killSwitch,

@@ -83,5 +83,10 @@ class ChartRefusalsTest {
         Helm.Result noRequest = Helm.template(Helm.testValues("hpa-without-cpu-request.yaml"));
         assertThat(noRequest.exitCode()).isNotZero();
         assertThat(noRequest.stderr()).contains("autoscaling.enabled needs resources.requests.cpu");
+
+        // the default NetworkPolicy would drop the scrape: refused rather than metrics stopping silently
+        Helm.Result scrape = Helm.template(Helm.testValues("service-monitor-without-prometheus-peer.yaml"));
+        assertThat(scrape.exitCode()).isNotZero();
+        assertThat(scrape.stderr()).contains("networkPolicy.managementFrom does not admit your Prometheus");
     }
 }
