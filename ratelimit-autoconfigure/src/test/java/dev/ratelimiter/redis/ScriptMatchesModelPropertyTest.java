@@ -1,0 +1,202 @@
+package dev.ratelimiter.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimiter.core.AlgorithmModel;
+import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.SlidingWindowLimit;
+import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.testsupport.RedisServer;
+import dev.ratelimiter.testsupport.RedisServers;
+import io.lettuce.core.ScriptOutputType;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * rate_limit.lua against the Java model of each algorithm ({@link AlgorithmModel}: the arithmetic local mode runs),
+ * for random limits and random sequences of (time step, cost): every decision, the tokens or counts left and the
+ * remaining the script reports equal the model's.
+ *
+ * <p>The script reads Redis's clock, which moves while the test runs, so each call is placed at a target time with
+ * the script's clock shift and its true time is known only within [target, target + the call's duration]. That is
+ * enough for an exact comparison: an allowed token-bucket call writes its true time ({@code ts}), at which the model
+ * must allow and leave the same tokens; a refused call must be refused by the model at the target (tokens only grow
+ * with time); a window's counts do not depend on where in the window the call fell.
+ */
+class ScriptMatchesModelPropertyTest {
+
+    private static RedisServer redis;
+    private static TestConnection connection;
+
+    @BeforeContainer
+    static void start() {
+        redis = RedisServers.start();
+        connection = TestConnection.open(redis.host(), redis.port());
+    }
+
+    @AfterContainer
+    static void stop() {
+        connection.close();
+        redis.close();
+    }
+
+    record Call(long stepMicros, int cost) {
+    }
+
+    record Bucket(long capacity, long refillTokens, long refillPeriodMillis, List<Call> calls) {
+    }
+
+    record Window(long limit, long windowMillis, List<Call> calls) {
+    }
+
+    @Provide
+    Arbitrary<Bucket> buckets() {
+        return Combinators.combine(Arbitraries.longs().between(1, 1_000), Arbitraries.longs().between(1, 1_000),
+                Arbitraries.longs().between(1, 60_000)).flatAs((capacity, tokens, periodMillis) -> {
+                    long fillMicros = (long) Math.min(1e12, capacity * (periodMillis * 1_000.0 / tokens));
+                    Arbitrary<Long> steps = Arbitraries.frequencyOf(
+                            net.jqwik.api.Tuple.of(3, Arbitraries.just(0L)),
+                            net.jqwik.api.Tuple.of(10, Arbitraries.longs().between(1, Math.max(2, fillMicros / 10))),
+                            net.jqwik.api.Tuple.of(3, Arbitraries.longs().between(1, Math.max(2, fillMicros * 2))),
+                            net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 5_000)));
+                    Arbitrary<Integer> costs = Arbitraries.frequencyOf(
+                            net.jqwik.api.Tuple.of(6, Arbitraries.just(1)),
+                            net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(1, capacity.intValue())),
+                            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, capacity.intValue() + 3)));
+                    return Combinators.combine(steps, costs).as(Call::new).list().ofMinSize(1).ofMaxSize(40)
+                            .map(calls -> new Bucket(capacity, tokens, periodMillis, calls));
+                });
+    }
+
+    @Provide
+    Arbitrary<Window> windows() {
+        return Combinators.combine(Arbitraries.longs().between(1, 1_000), Arbitraries.longs().between(50, 120_000))
+                .flatAs((limit, windowMillis) -> {
+                    long windowMicros = windowMillis * 1_000;
+                    Arbitrary<Long> steps = Arbitraries.frequencyOf(
+                            net.jqwik.api.Tuple.of(3, Arbitraries.just(0L)),
+                            net.jqwik.api.Tuple.of(10, Arbitraries.longs().between(1, windowMicros / 5)),
+                            net.jqwik.api.Tuple.of(3, Arbitraries.longs().between(1, windowMicros * 3)));
+                    Arbitrary<Integer> costs = Arbitraries.frequencyOf(
+                            net.jqwik.api.Tuple.of(6, Arbitraries.just(1)),
+                            net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(1, limit.intValue())),
+                            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, limit.intValue() + 3)));
+                    return Combinators.combine(steps, costs).as(Call::new).list().ofMinSize(1).ofMaxSize(40)
+                            .map(calls -> new Window(limit, windowMillis, calls));
+                });
+    }
+
+    @Property(tries = 150, seed = "14")
+    void aTokenBucketDecidesAndLeavesWhatTheModelDoes(@ForAll("buckets") Bucket bucket) throws Exception {
+        TokenBucketLimit limit = new TokenBucketLimit(bucket.capacity(), bucket.refillTokens(),
+                Duration.ofMillis(bucket.refillPeriodMillis()));
+        String key = "rl:model:t";
+        redis.command("DEL", key);
+        long target = serverMicros() + 1_000_000_000L; // ahead of the real clock: calls never land in the past
+        AlgorithmModel model = null;
+        long latest = target;
+        for (Call call : bucket.calls()) {
+            // after the previous call's true time, whatever it was: the store's clock only moves forward here
+            target = Math.max(target, latest) + call.stepMicros();
+            Placed placed = call(key, target, List.of("t", Long.toString(limit.capacity()),
+                    Double.toString(limit.tokensPerSecond()), Integer.toString(call.cost()), "0"));
+            latest = placed.latest();
+            if (model == null) {
+                // the script creates the bucket full at its first call's true time; the model does the same at the
+                // time it wrote, or (refused: nothing written) at the target
+                long created = placed.allowed() ? field(key, "ts") : target;
+                model = AlgorithmModel.of(limit, created * 1_000);
+            }
+            String where = bucket + " at " + target;
+            if (placed.allowed()) {
+                long trueMicros = field(key, "ts");
+                assertThat(trueMicros).as(where).isBetween(target, placed.latest());
+                AlgorithmModel.Step step = model.preview(call.cost(), trueMicros * 1_000);
+                assertThat(step.allowed()).as("model allows what the script allowed: " + where).isTrue();
+                double tokens = Double.parseDouble(redis.command("HGET", key, "t").trim());
+                assertThat(tokens).as("tokens left: " + where).isCloseTo(step.newValue(),
+                        org.assertj.core.data.Offset.offset(1e-9 * Math.max(1, limit.capacity())));
+                assertThat(placed.remaining()).as("remaining: " + where).isEqualTo(step.remaining());
+                model.commit(step);
+            }
+            else {
+                AlgorithmModel.Step step = model.preview(call.cost(), target * 1_000);
+                assertThat(step.allowed()).as("model refuses what the script refused: " + where).isFalse();
+            }
+        }
+    }
+
+    @Property(tries = 150, seed = "14")
+    void aSlidingWindowDecidesAndCountsWhatTheModelDoes(@ForAll("windows") Window window) throws Exception {
+        SlidingWindowLimit limit = new SlidingWindowLimit(window.limit(), Duration.ofMillis(window.windowMillis()));
+        long windowMicros = window.windowMillis() * 1_000;
+        String key = "rl:model:w";
+        redis.command("DEL", key);
+        long target = serverMicros() + 1_000_000_000L;
+        AlgorithmModel model = AlgorithmModel.of(limit, target * 1_000);
+        long latest = target;
+        for (Call call : window.calls()) {
+            target = Math.max(target, latest) + call.stepMicros();
+            Placed placed = call(key, target, List.of("w", Long.toString(limit.limit()),
+                    Long.toString(window.windowMillis()), Integer.toString(call.cost()), "0"));
+            latest = placed.latest();
+            String where = window + " at " + target;
+            boolean sameWindow = Math.floorDiv(target, windowMicros) == Math.floorDiv(placed.latest(), windowMicros);
+            // The estimate only falls within a window: allowed at the true time means allowed at the latest it
+            // could be, refused means refused at the target.
+            AlgorithmModel.Step early = model.preview(call.cost(), target * 1_000);
+            AlgorithmModel.Step late = model.preview(call.cost(), placed.latest() * 1_000);
+            if (placed.allowed()) {
+                if (sameWindow) {
+                    assertThat(late.allowed()).as("model allows what the script allowed: " + where).isTrue();
+                }
+                long index = field(key, "w");
+                AlgorithmModel.Step step = index == early.stamp() ? early : late;
+                assertThat(index).as(where).isEqualTo(step.stamp());
+                assertThat(Double.parseDouble(redis.command("HGET", key, "c").trim())).as("count: " + where)
+                        .isEqualTo(step.newValue());
+                assertThat(Double.parseDouble(redis.command("HGET", key, "p").trim())).as("previous: " + where)
+                        .isEqualTo(step.previous());
+                model.commit(step);
+            }
+            else if (sameWindow) {
+                assertThat(early.allowed()).as("model refuses what the script refused: " + where).isFalse();
+            }
+        }
+    }
+
+    /** A call's outcome and the latest script time it can have run at. */
+    record Placed(boolean allowed, long remaining, long latest) {
+    }
+
+    private static Placed call(String key, long targetMicros, List<String> check) throws Exception {
+        long shift = targetMicros - serverMicros();
+        List<String> args = new ArrayList<>(List.of("1000", Long.toString(shift), "1", "1"));
+        args.addAll(check);
+        List<Long> reply = connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT,
+                ScriptOutputType.MULTI, new String[] { key }, args.toArray(String[]::new))
+                .get(5, TimeUnit.SECONDS);
+        long latest = serverMicros() + shift;
+        return new Placed(reply.get(0) == 1L, reply.get(2), latest);
+    }
+
+    private static long field(String key, String field) {
+        return (long) Double.parseDouble(redis.command("HGET", key, field).trim());
+    }
+
+    private static long serverMicros() {
+        String[] parts = redis.command("TIME").trim().split("\\s+");
+        return Long.parseLong(parts[0]) * 1_000_000 + Long.parseLong(parts[1]);
+    }
+}
