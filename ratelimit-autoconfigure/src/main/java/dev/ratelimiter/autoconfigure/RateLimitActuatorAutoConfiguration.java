@@ -57,7 +57,7 @@ public final class RateLimitActuatorAutoConfiguration {
     }
 
     /**
-     * The operators' passwords and the client-id secret are masked wherever the actuator shows configuration (env,
+     * The operators' passwords, the client-id secret and the listed API keys are masked wherever the actuator shows configuration (env,
      * configprops), whatever {@code show-values} says: the viewer must never read the admin's password.
      */
     @Bean
@@ -68,7 +68,9 @@ public final class RateLimitActuatorAutoConfiguration {
     static boolean isRateLimitSecret(String key) {
         String name = key.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]", "");
         return name.contains("ratelimitmanagementsecurity") && name.endsWith("password")
-                || name.contains("ratelimitclientid") && name.contains("secret");
+                || name.contains("ratelimitclientid") && name.contains("secret")
+                // the API keys listed in tiers and overrides are credentials too
+                || name.startsWith("ratelimit") && name.contains("apikeys") && !name.contains("apikeyunknown");
     }
 
     @Bean

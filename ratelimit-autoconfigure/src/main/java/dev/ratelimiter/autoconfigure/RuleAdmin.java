@@ -129,10 +129,15 @@ public final class RuleAdmin {
             return Result.problem(400, "invalid_rule", "id", "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
                     + "'-', starting with a letter or digit; got '" + id + "'.");
         }
+        if (RuleSet.UNKNOWN_KEYS.equals(id)) {
+            return Result.problem(400, "invalid_rule", "id", "'" + RuleSet.UNKNOWN_KEYS + "' is the bucket of API keys "
+                    + "nobody listed; it is set by ratelimit.api-key.unknown.limit, not at runtime.");
+        }
         Map<String, String> sent = new LinkedHashMap<>();
         settings.forEach((name, value) -> flatten(name, value, sent));
         Map<String, String> spec;
         try {
+            RuleFactory.bindStrictly(id, sent);
             spec = StoredApiKeys.hashed(id, sent, factory.keyring());
         }
         catch (InvalidLimitException ex) {

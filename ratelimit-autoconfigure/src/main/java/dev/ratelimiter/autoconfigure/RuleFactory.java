@@ -19,6 +19,9 @@ import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
@@ -122,6 +125,20 @@ final class RuleFactory {
      * would be bound, so both paths accept and refuse the same things.
      */
     static RuleProperties bind(String id, Map<String, String> spec) {
+        return bind(id, spec, false);
+    }
+
+    /**
+     * {@link #bind(String, Map)}, refusing names that bind to no setting: for a write, where a misspelt name would
+     * otherwise be stored as it is and ignored (a misspelt {@code match.api-keys} would store the keys as sent and
+     * make the override apply to everybody). The store's own specs are read leniently: a name an older instance does
+     * not know must not cost it the rule.
+     */
+    static RuleProperties bindStrictly(String id, Map<String, String> spec) {
+        return bind(id, spec, true);
+    }
+
+    private static RuleProperties bind(String id, Map<String, String> spec, boolean strict) {
         String prefix = "ratelimit.rules." + id;
         Map<String, String> qualified = new LinkedHashMap<>();
         spec.forEach((name, value) -> {
@@ -133,10 +150,18 @@ final class RuleFactory {
             qualified.put(prefix + "." + name, value);
         });
         try {
-            return new Binder(new MapConfigurationPropertySource(qualified))
-                    .bindOrCreate(prefix, Bindable.of(RuleProperties.class));
+            Binder binder = new Binder(new MapConfigurationPropertySource(qualified));
+            return strict
+                    ? binder.bindOrCreate(prefix, Bindable.of(RuleProperties.class),
+                            new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
+                    : binder.bindOrCreate(prefix, Bindable.of(RuleProperties.class));
         }
         catch (BindException ex) {
+            if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
+                String name = unbound.getUnboundProperties().iterator().next().getName().toString();
+                throw new InvalidLimitException(name, name + " is not a rule setting (a misspelt or unknown name); "
+                        + "nothing was written.");
+            }
             String property = ex.getProperty() != null ? ex.getProperty().getName().toString() : prefix;
             String reason = rootMessage(ex);
             throw new InvalidLimitException(property, property + " cannot be used: " + reason);

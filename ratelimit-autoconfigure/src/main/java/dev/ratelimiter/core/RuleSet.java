@@ -34,7 +34,7 @@ public final class RuleSet {
     private final boolean needsUser;
     private final boolean needsTenant;
     private final UnknownApiKeyPolicy unknownKeys;
-    private final List<Rule> unknownKeyRules;
+    private final List<CompiledRule> unknownKeyRules;
 
     private RuleSet(Builder builder) {
         this.version = builder.version;
@@ -75,8 +75,17 @@ public final class RuleSet {
         this.needsUser = user;
         this.needsTenant = tenant;
         this.unknownKeys = builder.unknownKeys;
-        Rule unknownKeyRule = builder.rules.get(UNKNOWN_KEYS);
-        this.unknownKeyRules = unknownKeyRule == null ? List.of() : List.of(unknownKeyRule);
+        // An unknown key is limited by its address's bucket and by every rule that keeps no state per key and is no
+        // tier's (per address, per route, per user, concurrency caps): a made-up key must never get more than no key.
+        List<CompiledRule> forUnknown = new ArrayList<>();
+        for (CompiledRule compiled : general) {
+            Rule rule = compiled.rule;
+            if (rule.id().equals(UNKNOWN_KEYS)
+                    || !rule.key().contains(Dimension.API_KEY) && rule.match().tiers().isEmpty()) {
+                forUnknown.add(compiled);
+            }
+        }
+        this.unknownKeyRules = List.copyOf(forUnknown);
     }
 
     public static Builder builder(String defaultTier) {
@@ -163,14 +172,20 @@ public final class RuleSet {
      * when the request has them all.
      */
     public List<Rule> applicableTo(RequestAttributes request) {
-        if (UNKNOWN_KEYS.equals(request.tier())) {
-            return unknownKeyRules; // an unknown key gets the per-address bucket and nothing that is kept per key
-        }
         Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
+        if (UNKNOWN_KEYS.equals(request.tier())) {
+            // the per-address bucket and the rules that keep no state per key; never an override's
+            consider(request, unknownKeyRules, bestByGroup);
+            return rulesOf(bestByGroup);
+        }
         consider(request, general, bestByGroup);
         if (request.apiKey() != null) {
             consider(request, byApiKey.get(request.apiKey()), bestByGroup);
         }
+        return rulesOf(bestByGroup);
+    }
+
+    private static List<Rule> rulesOf(Map<String, CompiledRule> bestByGroup) {
         List<Rule> applicable = new ArrayList<>(bestByGroup.size());
         for (CompiledRule compiled : bestByGroup.values()) {
             applicable.add(compiled.rule);
@@ -237,6 +252,7 @@ public final class RuleSet {
 
         private Builder(String defaultTier) {
             this.defaultTier = PolicyNames.requireValid("ratelimit.default-tier", defaultTier);
+            requireNotReserved("ratelimit.default-tier", defaultTier);
         }
 
         public Builder version(long version) {

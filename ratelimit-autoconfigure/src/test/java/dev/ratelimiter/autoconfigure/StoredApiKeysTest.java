@@ -142,6 +142,30 @@ class StoredApiKeysTest {
                 "match.api-keys[0]", apiKey), RuleStore.ANY_VERSION).block();
     }
 
+    @Test
+    void aNameThatBindsToNoSettingIsRefusedAndNothingIsWritten() {
+        RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, null));
+        for (String misspelt : List.of("match.api.keys", "match[api-keys]", "match[api-keys][0]", "match.api-keys.0.x",
+                "capacitty")) {
+            Map<String, Object> settings = override(null);
+            settings.put(misspelt, "RAW-SECRET-KEY");
+            RuleAdmin.Result result = admin.put("acme", settings);
+            assertThat(result.status()).as(misspelt).isEqualTo(400);
+            assertThat(result.body().get("reason").toString()).as(misspelt).contains("is not a rule setting")
+                    .doesNotContain("RAW-SECRET-KEY");
+        }
+        assertThat(store.load().block().specs()).doesNotContainKey("acme");
+    }
+
+    @Test
+    void theBucketOfUnknownKeysIsNotARuntimeRule() {
+        RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, null));
+        RuleAdmin.Result result = admin.put(dev.ratelimiter.core.RuleSet.UNKNOWN_KEYS, Map.of("enabled", "false"));
+        assertThat(result.status()).isEqualTo(400);
+        assertThat(result.body().get("reason").toString()).contains("ratelimit.api-key.unknown.limit");
+        assertThat(store.load().block().specs()).isEmpty();
+    }
+
     private static Map<String, Object> override(String apiKeys) {
         Map<String, Object> settings = new LinkedHashMap<>(Map.of("group", "tier-default", "capacity", 20,
                 "refillTokens", 20, "refillPeriod", "1h"));

@@ -133,6 +133,10 @@ class RuleSetTest {
                 .rule(rule("free.default", "tier-default", match(Set.of(), Set.of(), Set.of("free"), Set.of())))
                 .rule(rule("everyone", "everyone", Match.ANY))
                 .rule(rule("acme", "tier-default", match(Set.of(), Set.of(), Set.of(), Set.of("acme-key"))))
+                .rule(rule("route-cap", "route-cap", Match.ANY, Dimension.ROUTE))
+                .rule(rule("per-ip", "per-ip", Match.ANY, Dimension.CLIENT_IP))
+                .rule(rule("free-ip", "free-ip", match(Set.of(), Set.of(), Set.of("free"), Set.of()),
+                        Dimension.CLIENT_IP))
                 .unknownApiKeys(UnknownApiKeyPolicy.PER_ADDRESS, perAddress)
                 .build();
         assertThat(rules.knows("listed")).isTrue();
@@ -141,12 +145,16 @@ class RuleSetTest {
         assertThat(rules.needsClientIp()).isTrue();
         RequestAttributes unknown = new RequestAttributes("junk", null, null, "192.0.2.1", "api", "/x", "default",
                 RuleSet.UNKNOWN_KEYS, 1);
-        assertThat(ids(rules, unknown)).containsExactly(RuleSet.UNKNOWN_KEYS);
-        assertThat(ids(rules, request("listed", "free", "default"))).containsExactly("free.default", "everyone");
+        // the address's bucket and every rule that keeps nothing per key and is no tier's: never more than no key
+        assertThat(ids(rules, unknown)).containsExactlyInAnyOrder(RuleSet.UNKNOWN_KEYS, "route-cap", "per-ip");
+        assertThat(ids(rules, request("listed", "free", "default"))).containsExactly("free.default", "everyone",
+                "route-cap", "per-ip", "free-ip");
     }
 
     @Test
     void theUnknownKeysNameIsReservedForTiersAndRules() {
+        assertThatThrownBy(() -> RuleSet.builder(RuleSet.UNKNOWN_KEYS)).isInstanceOf(InvalidLimitException.class)
+                .hasMessageContaining("reserved");
         assertThatThrownBy(() -> RuleSet.builder("free").apiKey("k", RuleSet.UNKNOWN_KEYS))
                 .isInstanceOf(InvalidLimitException.class).hasMessageContaining("reserved");
         assertThatThrownBy(() -> RuleSet.builder("free").rule(rule(RuleSet.UNKNOWN_KEYS, "g", Match.ANY)))

@@ -44,7 +44,7 @@ class UnknownApiKeysIntegrationTest {
                 "ratelimit.store.timeout=2s",
                 "ratelimit.identity.trusted-proxies=127.0.0.1/32",
                 "ratelimit.default-tier=free",
-                "ratelimit.tiers.free.api-keys=known-key",
+                "ratelimit.tiers.free.api-keys=known-key,known-key-2",
                 "ratelimit.tiers.free.limits.default.capacity=5",
                 "ratelimit.tiers.free.limits.default.refill-tokens=1",
                 "ratelimit.tiers.free.limits.default.refill-period=1h",
@@ -52,6 +52,12 @@ class UnknownApiKeysIntegrationTest {
                 "ratelimit.rules.hourly.algorithm=sliding-window",
                 "ratelimit.rules.hourly.limit=1000",
                 "ratelimit.rules.hourly.window=1h",
+                // a cap on one path for every client together, keyed by route: unknown keys count in it too
+                "ratelimit.rules.capped.match.paths=/api/capped/**",
+                "ratelimit.rules.capped.key=route",
+                "ratelimit.rules.capped.capacity=8",
+                "ratelimit.rules.capped.refill-tokens=8",
+                "ratelimit.rules.capped.refill-period=1h",
                 "ratelimit.api-key.unknown.policy=per-address",
                 "ratelimit.api-key.unknown.limit.capacity=" + BUDGET,
                 "ratelimit.api-key.unknown.limit.refill-tokens=" + BUDGET,
@@ -118,6 +124,20 @@ class UnknownApiKeysIntegrationTest {
         }
         assertThat(allowed).isEqualTo(BUDGET);
         assertThat(policy).contains("\"unknown-api-key\"");
+    }
+
+    @Test
+    void rotatingKeysAndAddressesGetNoMoreThanACapForEveryClient() {
+        WebClient client = WebClient.create("http://127.0.0.1:" + port);
+        List<Integer> statuses = Flux.range(0, 30).concatMap(i -> client.get().uri("/api/capped/x")
+                .header("X-API-Key", "capped-" + i).header("X-Forwarded-For", "192.0.2." + (100 + i % 10))
+                .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value())))
+                .collectList().block(Duration.ofSeconds(30));
+        assertThat(statuses.stream().filter(status -> status == 200).count()).isEqualTo(8);
+        // and the cap was spent for everybody: a listed key is refused by it now
+        assertThat(client.get().uri("/api/capped/x").header("X-API-Key", "known-key-2")
+                .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
+                .block(Duration.ofSeconds(10))).isEqualTo(429);
     }
 
     @Test
