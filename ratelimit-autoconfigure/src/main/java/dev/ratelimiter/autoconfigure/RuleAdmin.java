@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
@@ -100,8 +101,8 @@ public final class RuleAdmin {
     public Result control(String name, boolean value, String operator) {
         long before = sync.status().version();
         boolean killSwitch = RuntimeRules.KILL_SWITCH.equals(name);
-        String tier = killSwitch ? null : name.length() > 13 && name.startsWith("tier.") && name.endsWith(".enforce")
-                ? name.substring(5, name.length() - 8) : name;
+        // a name of another shape is audited whole (and refused)
+        String tier = killSwitch ? null : Objects.requireNonNullElse(RuntimeRules.tierOfEnforceKey(name), name);
         return audited(operator, (killSwitch ? "set-kill-switch=" : "set-tier-enforce=") + value,
                 killSwitch ? null : "tier", tier, before, setControl(name, value));
     }
@@ -181,7 +182,7 @@ public final class RuleAdmin {
         sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
         RuleSet inForce = sync.rulesInForce();
         boolean applied = RuntimeRules.KILL_SWITCH.equals(name) ? inForce.killSwitch() == value
-                : inForce.enforced(name.substring(5, name.length() - 8)) == value;
+                : inForce.enforced(RuntimeRules.tierOfEnforceKey(name)) == value;
         if (!applied) {
             return Result.problem(503, "not_in_force", null, "The switch was written to the rule store (version "
                     + body.get("version") + ") but is not in force on this instance yet (" + sync.status().state()
@@ -192,8 +193,8 @@ public final class RuleAdmin {
     }
 
     private static boolean isEnforceSwitch(String name) {
-        return name.startsWith("tier.") && name.endsWith(".enforce") && name.length() > 13
-                && PolicyNames.isValid(name.substring(5, name.length() - 8));
+        String tier = RuntimeRules.tierOfEnforceKey(name);
+        return tier != null && PolicyNames.isValid(tier);
     }
 
     /**

@@ -98,11 +98,13 @@ final class RuleSetFactory {
             if (RuntimeRules.KILL_SWITCH.equals(name)) {
                 rules.killSwitch(Boolean.parseBoolean(value));
             }
-            else if (name.startsWith("tier.") && name.endsWith(".enforce") && name.length() > 13
-                    && PolicyNames.isValid(name.substring(5, name.length() - 8))) {
+            else {
+                String tier = RuntimeRules.tierOfEnforceKey(name);
                 // A switch with a name no write could have made (written by hand) is skipped, never fatal: switches
                 // must apply whatever else the store holds.
-                rules.enforce(name.substring(5, name.length() - 8), Boolean.parseBoolean(value));
+                if (tier != null && PolicyNames.isValid(tier)) {
+                    rules.enforce(tier, Boolean.parseBoolean(value));
+                }
             }
         });
     }

@@ -40,4 +40,13 @@ public record RuntimeRules(long version, Map<String, Map<String, String>> specs,
     public static String enforceKey(String tier) {
         return "tier." + tier + ".enforce";
     }
+
+    /**
+     * The tier of a switch named {@code tier.<tier>.enforce} ({@link #enforceKey}), or null for any other name. The
+     * tier is not validated: a name written by hand may hold anything between the dots.
+     */
+    public static String tierOfEnforceKey(String name) {
+        return name.startsWith("tier.") && name.endsWith(".enforce") && name.length() > 13
+                ? name.substring(5, name.length() - 8) : null;
+    }
 }
