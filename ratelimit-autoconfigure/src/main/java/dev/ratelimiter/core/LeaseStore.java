@@ -232,7 +232,10 @@ public final class LeaseStore {
                     return grants.size();
                 })
                 .onErrorResume(failure -> {
-                    restoreAfterFailure(keys, reports);
+                    // Timed out, or failed as a whole: the calls may have run in the store.
+                    for (int i = 0; i < keys.size(); i++) {
+                        restore(keys.get(i), reports.get(i), false);
+                    }
                     logger.debug("Settle failed: {}", failure.toString());
                     return Mono.just(0);
                 })
@@ -247,6 +250,10 @@ public final class LeaseStore {
                 continue;
             }
             SettleClient.Grant grant = grants.get(i);
+            if (!grant.settled()) {
+                restore(keys.get(i), reports.get(i), grant.outcome() == SettleClient.Outcome.NOT_SENT);
+                continue;
+            }
             synchronized (share) {
                 share.provisionalSpent -= share.reportedProvisional;
                 share.reportedProvisional = 0;
@@ -272,16 +279,23 @@ public final class LeaseStore {
         }
     }
 
-    private void restoreAfterFailure(List<BucketKey> keys, List<SettleClient.Report> reports) {
-        for (int i = 0; i < keys.size(); i++) {
-            Share share = shares.getIfPresent(keys.get(i));
-            if (share == null) {
-                continue;
-            }
-            synchronized (share) {
-                share.demand += reports.get(i).demand();
-                share.need = Math.max(share.need, reports.get(i).need());
-                share.returned += reports.get(i).returned();
+    /**
+     * Puts back what a report that the store did not settle took from its share: the demand always (it only weighs
+     * the fair part), the tokens given back only when the report was never sent. A report that may have run in the
+     * store has added them to its pool already; handing them back again would let up to a capacity more through.
+     * Dropped, they are missing only until the pool refills into them (its cap counts only the shares held).
+     * Provisional spend is not marked paid, so it is charged again at the next settle: at worst twice, never not at all.
+     */
+    private void restore(BucketKey key, SettleClient.Report report, boolean neverSent) {
+        Share share = shares.getIfPresent(key);
+        if (share == null) {
+            return;
+        }
+        synchronized (share) {
+            share.demand += report.demand();
+            share.need = Math.max(share.need, report.need());
+            if (neverSent) {
+                share.returned += report.returned();
             }
         }
     }

@@ -32,10 +32,38 @@ public interface SettleClient {
      * @param grant tokens added to this instance's share (already taken from the store's pool)
      * @param giveBack tokens this instance should give back (more than its fair share)
      * @param storeRemaining whole tokens left in the store's pool after the grant
+     * @param outcome whether the store settled the bucket; the numbers mean nothing otherwise
      */
-    record Grant(long grant, long giveBack, long storeRemaining) {
+    record Grant(long grant, long giveBack, long storeRemaining, Outcome outcome) {
+
+        /** A bucket whose report was never sent: the store did nothing with it. */
+        public static final Grant NOT_SENT = new Grant(0, 0, 0, Outcome.NOT_SENT);
+
+        /** A bucket whose report was sent but not answered: the store may or may not have settled it. */
+        public static final Grant UNKNOWN = new Grant(0, 0, 0, Outcome.UNKNOWN);
+
+        /** A settled bucket. */
+        public Grant(long grant, long giveBack, long storeRemaining) {
+            this(grant, giveBack, storeRemaining, Outcome.SETTLED);
+        }
+
+        public boolean settled() {
+            return outcome == Outcome.SETTLED;
+        }
     }
 
-    /** Grants in the order of {@code reports}. */
+    /**
+     * Whether one bucket was settled. A settle is several store calls, and one may fail while the others succeed:
+     * each bucket says which, so that the settled ones are applied and the others are repaired without counting a
+     * return twice.
+     */
+    enum Outcome {
+        SETTLED, NOT_SENT, UNKNOWN
+    }
+
+    /**
+     * Grants in the order of {@code reports}, one per report, {@link Grant#NOT_SENT} or {@link Grant#UNKNOWN} for the
+     * buckets of a call that failed. The Mono fails only when nothing can be said about any bucket.
+     */
     Mono<List<Grant>> settle(List<Report> reports);
 }

@@ -20,8 +20,14 @@ import reactor.core.publisher.Mono;
  */
 public final class RedisSettleClient implements SettleClient {
 
-    /** A settle script spends a few microseconds per bucket; this many keep one call well under a millisecond. */
-    static final int MAX_BUCKETS_PER_CALL = 256;
+    /**
+     * Redis runs one script at a time, and every exact decision and every other client waits behind it. Measured with
+     * {@code SettleCost} (benchmarks module, 2026-12-01, Redis 7.0 on this project's 2-core machine, nothing else
+     * running): 25–33 µs of Redis CPU per bucket (three commands each), so the 256 buckets per call allowed before held
+     * Redis for 8 ms, longer than the 5 ms an exact decision may wait. 32 keep a call near 1 ms at ~0.1 ms of call
+     * overhead each.
+     */
+    static final int MAX_BUCKETS_PER_CALL = 32;
 
     private final LimiterConnection redis;
     private final RedisKeys keys;
@@ -53,17 +59,30 @@ public final class RedisSettleClient implements SettleClient {
                 calls.add(group.subList(from, Math.min(group.size(), from + MAX_BUCKETS_PER_CALL)));
             }
         }
-        List<CompletableFuture<List<Grant>>> replies = calls.stream().map(call -> run(reports, call)).toList();
-        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply(all -> {
-            Grant[] grants = new Grant[reports.size()];
-            for (int c = 0; c < calls.size(); c++) {
-                List<Grant> answered = replies.get(c).join();
-                for (int i = 0; i < calls.get(c).size(); i++) {
-                    grants[calls.get(c).get(i)] = answered.get(i);
+        Grant[] grants = new Grant[reports.size()];
+        // One call after the other: sent at once, they would be read by Redis back to back (it runs every complete
+        // command of a client's read buffer before it serves anyone else), and this instance's exact decisions on
+        // the same connection would wait behind the whole settle. Between two calls, everyone else is served.
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (List<Integer> call : calls) {
+            chain = chain.thenCompose(previous -> run(reports, call).handle((answered, failure) -> {
+                for (int i = 0; i < call.size(); i++) {
+                    grants[call.get(i)] = failure == null ? answered.get(i) : unanswered(failure);
                 }
-            }
-            return List.of(grants);
-        });
+                return null;
+            }));
+        }
+        return chain.thenApply(done -> List.of(grants));
+    }
+
+    /**
+     * A call that failed: never sent when the connection was not open (the store did nothing), else unknown — it may
+     * have run in Redis and its reply been lost, and a return handed back again would be counted twice.
+     */
+    private static Grant unanswered(Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof LimiterConnection.NotConnectedException ? Grant.NOT_SENT : Grant.UNKNOWN;
     }
 
     private CompletableFuture<List<Grant>> run(List<Report> reports, List<Integer> indexes) {

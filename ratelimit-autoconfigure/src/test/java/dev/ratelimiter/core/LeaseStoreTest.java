@@ -123,6 +123,60 @@ class LeaseStoreTest {
                 .as("and charged at the settle").isEqualTo(3.0);
     }
 
+    @Test
+    void tokensGivenBackInACallThatMayHaveRunAreNotGivenBackAgain() {
+        reportGivingBackTwo();
+        store.answer(SettleClient.Grant.UNKNOWN);
+
+        store.reports.clear();
+        settleAnswering(new SettleClient.Grant(0, 0, 0));
+        assertThat(store.reports).singleElement().satisfies(report -> {
+            assertThat(report.returned()).as("the store may have pooled them already: counted twice, a client "
+                    + "could pass beyond its quota").isZero();
+            assertThat(report.demand()).as("the demand is put back: it only weighs the fair part").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void tokensGivenBackInACallNeverSentAreGivenBackAtTheNextSettle() {
+        reportGivingBackTwo();
+        store.answer(SettleClient.Grant.NOT_SENT);
+
+        store.reports.clear();
+        settleAnswering(new SettleClient.Grant(0, 0, 0));
+        assertThat(store.reports).singleElement().extracting(SettleClient.Report::returned).isEqualTo(2.0);
+    }
+
+    @Test
+    void aSettleThatFailsAsAWholeGivesNothingBackTwice() {
+        reportGivingBackTwo();
+        store.fail();
+
+        store.reports.clear();
+        settleAnswering(new SettleClient.Grant(0, 0, 0));
+        assertThat(store.reports).singleElement().extracting(SettleClient.Report::returned).isEqualTo(0.0);
+    }
+
+    /** A share that holds 2 tokens, is told to give them back, and reports them returned in a settle left open. */
+    private void reportGivingBackTwo() {
+        assertThat(admitted(1)).isEqualTo(1);
+        leases.settle().subscribe();
+        // one provisional token spent, paid from the grant of 4: 3 left
+        store.answer(new SettleClient.Grant(4, 0, 0));
+        assertThat(admitted(1)).isEqualTo(1);
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        leases.settle().subscribe();
+        store.answer(new SettleClient.Grant(0, 2, 0));
+        admitted(1); // a request after the give-back: demand for the next report, allowed or not
+        nanos.addAndGet(Duration.ofMillis(100).toNanos());
+        store.reports.clear();
+        leases.settle().subscribe();
+        assertThat(store.reports).singleElement().satisfies(report -> {
+            assertThat(report.returned()).isEqualTo(2.0);
+            assertThat(report.demand()).isEqualTo(1);
+        });
+    }
+
     private void settleAnswering(SettleClient.Grant grant) {
         nanos.addAndGet(Duration.ofMillis(100).toNanos());
         leases.settle().subscribe();

@@ -103,7 +103,7 @@ class LocalModeTest {
         double seconds = (System.nanoTime() - start) / 1e9;
         long calls = scriptCalls() - callsBefore;
         double perSecond = calls / seconds;
-        // 3,000 active keys settle in calls of at most 256 buckets: 12 calls per settle, whatever the traffic.
+        // 3,000 active keys settle in calls of at most MAX_BUCKETS_PER_CALL buckets, whatever the traffic.
         long callsPerSettle = (3_000 + RedisSettleClient.MAX_BUCKETS_PER_CALL - 1) / RedisSettleClient.MAX_BUCKETS_PER_CALL;
         System.out.printf("%d decisions in %.1f s (%.0f/s) across 3 instances: %d store calls, %.1f/s "
                 + "(settle rate x instances x calls per settle = %d/s)%n", total(), seconds, total() / seconds, calls,
