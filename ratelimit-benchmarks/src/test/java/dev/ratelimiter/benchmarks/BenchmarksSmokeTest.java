@@ -3,6 +3,8 @@ package dev.ratelimiter.benchmarks;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimiter.testsupport.RedisServer;
+import dev.ratelimiter.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +25,21 @@ class BenchmarksSmokeTest {
             assertThat(result.allowed()).isPositive();
             assertThat(result.refused()).as("roomy limits: nobody is refused, in any mode").isZero();
         });
+    }
+
+    @Test
+    void theSettleCostIsMeasuredByRedisItself() {
+        try (RedisServer redis = RedisServers.start()) {
+            SettleCost.Result result = SettleCost.measure(redis, 100, 2, 2);
+            System.out.println(SettleCost.describe(result));
+            assertThat(result.settles()).isEqualTo(4);
+            // 100 buckets in calls of at most 32: 4 calls per settle
+            assertThat(result.scriptCalls()).isEqualTo(16);
+            // per bucket HGETALL, HSET, PEXPIRE; per call TIME; and the EVALSHA itself
+            assertThat(result.commandsPerSettle()).isEqualTo(100 * 3 + 4 * 2);
+            assertThat(result.redisCpuMillisPerSettle()).isPositive();
+            assertThat(result.bucketsPerSecondPerShard()).isPositive();
+        }
     }
 
     @Test

@@ -117,6 +117,45 @@ final class BenchGateway implements AutoCloseable {
         }
     }
 
+    /**
+     * Nanoseconds the gateway's JIT compilers have spent so far ({@code java.ci.totalTime}, {@code sun.ci.totalTime}
+     * before JDK 17, through {@code jcmd PerfCounter.print}), or -1 when that cannot be read.
+     */
+    long compileNanos() {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        if (!Files.isExecutable(jcmd)) {
+            return -1;
+        }
+        Path output = log.resolveSibling(log.getFileName() + ".perf");
+        try {
+            // to a file, and waited for with a bound: a jcmd that hangs must not hang the run
+            Process probe = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "PerfCounter.print")
+                    .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            if (!probe.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                probe.destroyForcibly();
+                return -1;
+            }
+            long ticks = -1;
+            long frequency = 1_000_000_000L;
+            for (String line : Files.readAllLines(output)) {
+                if (line.startsWith("java.ci.totalTime=") || line.startsWith("sun.ci.totalTime=")) {
+                    ticks = Long.parseLong(line.substring(line.indexOf('=') + 1).trim());
+                }
+                else if (line.startsWith("sun.os.hrt.frequency=")) {
+                    frequency = Long.parseLong(line.substring(line.indexOf('=') + 1).trim());
+                }
+            }
+            return ticks < 0 ? -1 : (long) (ticks * (1e9 / frequency));
+        }
+        catch (IOException | RuntimeException ex) {
+            return -1;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
     /** Finds the bench gateway's jar: property {@code bench.gateway.jar}, else ratelimit-bench-gateway/target. */
     static Path locateJar() {
         String configured = System.getProperty("bench.gateway.jar", System.getenv("BENCH_GATEWAY_JAR"));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,11 +55,42 @@ final class ClosedLoop {
         return wrk.isPresent() ? wrk(url, connections, duration, keys) : java(url, connections, duration, keys);
     }
 
+    /**
+     * About {@code perSecond} requests per second from {@code connections} connections that each wait a random
+     * pause (exponential, mean connections ÷ rate) before their next request: Poisson-like arrivals at a load the
+     * machine can carry, so that the latency measured is the gateway's and not a queue in front of it. wrk measures
+     * each request from its send, so the pause is not counted. Without wrk: the Reactor Netty {@link OpenLoop}.
+     */
+    LoadResult paced(String url, int connections, double perSecond, Duration duration, int keys) {
+        return paced(url, connections, perSecond, connections * 1000.0 / perSecond, duration, keys);
+    }
+
+    /**
+     * {@link #paced} with the mean pause given: each connection's cycle is its pause plus the request's latency, so a
+     * pause of connections ÷ rate alone falls short of the rate by the latency; callers calibrate it with a probe.
+     */
+    LoadResult paced(String url, int connections, double perSecond, double meanPauseMillis, Duration duration,
+            int keys) {
+        if (wrk.isEmpty()) {
+            return OpenLoop.run(url, perSecond, duration, keys);
+        }
+        return wrk(url, connections, duration, keys, String.format(Locale.ROOT, """
+                local mean = %.3f
+                delay = function()
+                    return math.floor(-math.log(1 - math.random()) * mean + 0.5)
+                end
+                """, meanPauseMillis));
+    }
+
     private LoadResult wrk(String url, int connections, Duration duration, int keys) {
+        return wrk(url, connections, duration, keys, "");
+    }
+
+    private LoadResult wrk(String url, int connections, Duration duration, int keys, String pacing) {
         try {
-            Path script = workDir.resolve("keys-" + keys + ".lua");
+            Path script = workDir.resolve("keys-" + keys + "-" + Integer.toHexString(pacing.hashCode()) + ".lua");
             Files.createDirectories(workDir);
-            Files.writeString(script, keys > 1 ? """
+            Files.writeString(script, (keys > 1 ? """
                     math.randomseed(os.time())
                     request = function()
                         return wrk.format("GET", nil, { ["X-API-Key"] = "client-" .. math.random(%d) })
@@ -67,7 +99,7 @@ final class ClosedLoop {
                     request = function()
                         return wrk.format("GET", nil, { ["X-API-Key"] = "deny-client" })
                     end
-                    """);
+                    """) + pacing);
             Process process = new ProcessBuilder(wrk.get().toString(), "-t1", "-c" + connections,
                     "-d" + duration.toSeconds() + "s", "--latency", "-s", script.toString(), url)
                     .redirectErrorStream(true).start();

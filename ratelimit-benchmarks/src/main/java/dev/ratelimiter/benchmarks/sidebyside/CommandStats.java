@@ -8,12 +8,16 @@ import dev.ratelimiter.testsupport.RedisServer;
  *
  * @param scriptCalls script calls
  * @param commands all commands
+ * @param scriptMicros time Redis spent in script calls
+ * @param cpuMicros CPU time of the Redis process, user and system ({@code INFO cpu}): on a machine it shares with the
+ * gateway, taken from the gateway
  */
-record CommandStats(long scriptCalls, long commands) {
+public record CommandStats(long scriptCalls, long commands, long scriptMicros, long cpuMicros) {
 
-    static CommandStats of(RedisServer redis) {
+    public static CommandStats of(RedisServer redis) {
         long scripts = 0;
         long all = 0;
+        long micros = 0;
         for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {
                 continue;
@@ -27,12 +31,20 @@ record CommandStats(long scriptCalls, long commands) {
             all += calls;
             if (name.equals("eval") || name.equals("evalsha") || name.equals("eval_ro") || name.equals("evalsha_ro")) {
                 scripts += calls;
+                micros += Long.parseLong(stats.split(",")[1].substring("usec=".length()));
             }
         }
-        return new CommandStats(scripts, all);
+        double cpuSeconds = 0;
+        for (String line : redis.command("INFO", "cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return new CommandStats(scripts, all, micros, Math.round(cpuSeconds * 1e6));
     }
 
-    CommandStats minus(CommandStats before) {
-        return new CommandStats(scriptCalls - before.scriptCalls, commands - before.commands);
+    public CommandStats minus(CommandStats before) {
+        return new CommandStats(scriptCalls - before.scriptCalls, commands - before.commands,
+                scriptMicros - before.scriptMicros, cpuMicros - before.cpuMicros);
     }
 }

@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import dev.ratelimiter.benchmarks.sidebyside.BenchGateway.Case;
 import dev.ratelimiter.testsupport.RedisServer;
@@ -23,22 +24,41 @@ import dev.ratelimiter.testsupport.RedisServers;
  * {@code java -Xms512m -Xmx512m -jar} (default JIT and GC), one at a time, against one Redis on this machine and an
  * upstream answering {@code ok} (nginx when installed), driven by wrk (when installed) at a fixed number of
  * connections. Per case: the allowed path (1,000 random API keys under a limit none reaches) and the refused path (one
- * key at 10/s), each after a warm-up; then the latency at half the rate at which the gateway without limiter
- * saturated in the same round (an open loop). Rounds run every case in turn, and ratios to "limiter off" are taken
+ * key at 10/s), each after a warm-up; then the allowed path paced at shares of the rate at which the gateway without
+ * limiter saturated in the same round (50 % and 90 %), with the machine's CPU and our fallback decisions. Rounds run every case in turn, and ratios to "limiter off" are taken
  * within a round: on a shared machine, only those compare.
  *
  * <pre>
  * java -cp ratelimit-benchmarks/target/benchmarks.jar dev.ratelimiter.benchmarks.sidebyside.SideBySide
- *     [--rounds=2] [--warmup=8s] [--duration=15s] [--connections=32] [--keys=1000]
- *     [--cases=off,scg-redis,scg-bucket4j,exact,local] [--half-load=10s] [--quick] [--out=target/side-by-side]
+ *     [--rounds=2] [--warmup=30s] [--warmup-max=180s] [--warmup-slice=5s] [--duration=15s] [--connections=32]
+ *     [--keys=1000]
+ *     [--cases=off,scg-redis,scg-bucket4j,exact,local] [--paced=10s] [--loads=0.5,0.9] [--quick]
+ *     [--out=target/side-by-side]
  * </pre>
  * {@code BENCH_GATEWAY_JVM_ARGS} adds JVM arguments to every gateway (e.g. a flight recording).
  */
 public final class SideBySide {
 
     /** One case in one round. */
-    record Measured(Case limiter, int round, LoadResult allow, LoadResult deny, LoadResult halfLoad,
+    record Measured(Case limiter, int round, LoadResult allow, LoadResult deny, List<Paced> paced,
             CommandStats allowRedis, CommandStats denyRedis, long fallbackDecisions) {
+
+        /** The allowed path at {@code share} of limiter off's saturating rate, or {@code null} when not run. */
+        Paced at(double share) {
+            return paced.stream().filter(p -> p.share() == share).findFirst().orElse(null);
+        }
+    }
+
+    /**
+     * The allowed path at a fixed share of limiter off's saturating rate (same round): what it measured, how busy the
+     * machine was, and how many of our decisions were made without Redis.
+     */
+    record Paced(double share, double target, LoadResult load, double machineCpu, long fallbackDecisions) {
+
+        /** Within 10 % of the rate asked for: below that the case could not carry it, and its latency is a queue's. */
+        boolean reached() {
+            return load.requestsPerSecond() >= 0.9 * target;
+        }
     }
 
     private SideBySide() {
@@ -77,11 +97,17 @@ public final class SideBySide {
                     thisRound.put(limiter, measured);
                     results.add(measured);
                     System.out.printf(Locale.ROOT, "round %d %-13s allow %8.0f req/s p99 %6.2f ms errors %d | deny %8.0f req/s"
-                            + " errors %d | half load p99 %s | scripts/request %.3f%n", round, limiter.id,
+                            + " errors %d | scripts/request %.3f | fallback %d%n", round, limiter.id,
                             measured.allow.requestsPerSecond(), measured.allow.p99Millis(), measured.allow.errors(),
-                            measured.deny.requestsPerSecond(), measured.deny.errors(), measured.halfLoad == null ? "-"
-                                    : String.format(Locale.ROOT, "%.2f ms", measured.halfLoad.p99Millis()),
-                            (double) measured.allowRedis.scriptCalls() / Math.max(1, measured.allow.requests()));
+                            measured.deny.requestsPerSecond(), measured.deny.errors(),
+                            (double) measured.allowRedis.scriptCalls() / Math.max(1, measured.allow.requests()),
+                            measured.fallbackDecisions);
+                    for (Paced paced : measured.paced) {
+                        System.out.printf(Locale.ROOT, "        %3.0f %% of off: %8.0f req/s, machine CPU %3.0f %%, p50 %.2f"
+                                + " ms, p99 %.2f ms, fallback %d%n", paced.share() * 100,
+                                paced.load().requestsPerSecond(), paced.machineCpu() * 100, paced.load().p50Millis(),
+                                paced.load().p99Millis(), paced.fallbackDecisions());
+                    }
                 }
             }
         }
@@ -94,35 +120,117 @@ public final class SideBySide {
                 out.resolve("logs"))) {
             String allowUrl = gateway.baseUrl() + "/bench/x";
             String denyUrl = gateway.baseUrl() + "/deny/x";
-            load.run(allowUrl, options.connections, options.warmup, options.keys);
+            warmUp(load, allowUrl, options, options.keys, limiter.id + " allow", options.warmup,
+                    gateway::compileNanos);
             long fallbackBefore = gateway.fallbackDecisions();
             CommandStats before = CommandStats.of(redis);
             LoadResult allow = load.run(allowUrl, options.connections, options.duration, options.keys);
             CommandStats allowRedis = CommandStats.of(redis).minus(before);
             long fallbacks = gateway.fallbackDecisions() - fallbackBefore;
-            load.run(denyUrl, options.connections, Duration.ofSeconds(Math.min(3, options.warmup.toSeconds())), 1);
+            // The refused path runs code the allowed path has warmed already (server, filter, limiter): a shorter minimum.
+            warmUp(load, denyUrl, options, 1, limiter.id + " deny", options.warmupSlice.multipliedBy(2),
+                    gateway::compileNanos);
             before = CommandStats.of(redis);
             LoadResult deny = load.run(denyUrl, options.connections, options.duration, 1);
             CommandStats denyRedis = CommandStats.of(redis).minus(before);
-            double halfRate = (off != null ? off.allow : allow).requestsPerSecond() / 2;
-            LoadResult halfLoad = null;
-            if (!options.halfLoad.isZero()) {
-                // The open loop's client lives in this JVM: a few seconds first, so that its own warm-up (JIT,
-                // connection pool) is not measured as the first case's latency (seconds of p99 before).
-                OpenLoop.run(allowUrl, halfRate, Duration.ofSeconds(3), options.keys);
-                halfLoad = OpenLoop.run(allowUrl, halfRate, options.halfLoad, options.keys);
+            double saturated = (off != null ? off.allow : allow).requestsPerSecond();
+            List<Paced> paced = new ArrayList<>();
+            if (!options.paced.isZero()) {
+                for (double share : options.loads) {
+                    double rate = saturated * share;
+                    // A few seconds first, unmeasured: the pacing's own start (without wrk, its client's JIT), and a
+                    // probe of the latency at this rate, taken out of the pause so that the rate is reached.
+                    LoadResult probe = load.paced(allowUrl, options.connections, rate, Duration.ofSeconds(3),
+                            options.keys);
+                    double pause = options.connections * 1000.0 / rate;
+                    double latency = Math.max(0, options.connections * 1000.0 / Math.max(1,
+                            probe.requestsPerSecond()) - pause);
+                    pause = Math.max(0.5, pause - latency);
+                    long fallbackAtStart = gateway.fallbackDecisions();
+                    MachineCpu cpuAtStart = MachineCpu.now();
+                    LoadResult measured = load.paced(allowUrl, options.connections, rate, pause, options.paced,
+                            options.keys);
+                    paced.add(new Paced(share, rate, measured, MachineCpu.now().busySince(cpuAtStart),
+                            gateway.fallbackDecisions() - fallbackAtStart));
+                }
             }
-            return new Measured(limiter, round, allow, deny, halfLoad, allowRedis, denyRedis, fallbacks);
+            return new Measured(limiter, round, allow, deny, paced, allowRedis, denyRedis, fallbacks);
         }
     }
+
+    /**
+     * Loads {@code url} in slices of {@link Options#warmupSlice} until the JIT has finished with it: at least
+     * {@code warmup}, then until the gateway's compilers were busy for less than {@value #COMPILING} of each of the
+     * last two slices and the last three slices' rates agree within {@value #STEADY} (or {@code warmup-max}). A gateway
+     * fresh from {@code java -jar} on two cores needs 60–150 s of load before C2 (competing with the load for the
+     * cores) is done: limiter off went 1.4 k → 1.9 k → 3.3 k → 5.5 k → 6.5 k req/s in 10 s slices, so the fixed 8 s
+     * warm-up used before measured the compiler and ranked the limiters by how much code they compile. Rates alone
+     * are not enough: exact mode's plateaued at 1.3 k for 15 s while the compiler was still busy.
+     */
+    static void warmUp(ClosedLoop load, String url, Options options, int keys, String what, Duration atLeast,
+            LongSupplier compileNanos) {
+        long start = System.nanoTime();
+        long minimum = Math.min(atLeast.toNanos(), options.warmup.toNanos());
+        long maximum = Math.max(minimum, options.warmupMax.toNanos());
+        List<Double> rates = new ArrayList<>();
+        List<Double> compiling = new ArrayList<>();
+        long compiledBefore = compileNanos.getAsLong();
+        while (true) {
+            long sliceStart = System.nanoTime();
+            rates.add(load.run(url, options.connections, options.warmupSlice, keys).requestsPerSecond());
+            long compiled = compileNanos.getAsLong();
+            compiling.add(compiled < 0 || compiledBefore < 0 ? Double.NaN
+                    : (double) (compiled - compiledBefore) / (System.nanoTime() - sliceStart));
+            compiledBefore = compiled;
+            long elapsed = System.nanoTime() - start;
+            boolean steady = steady(rates, compiling);
+            if (elapsed >= maximum || (elapsed >= minimum && steady)) {
+                System.out.printf(Locale.ROOT, "  warm-up %s: %d s, req/s (compiler busy) per %d s slice: %s%s%n",
+                        what, elapsed / 1_000_000_000L, options.warmupSlice.toSeconds(),
+                        java.util.stream.IntStream.range(0, rates.size()).mapToObj(i -> String.format(Locale.ROOT,
+                                "%.0f (%.0f %%)", rates.get(i), compiling.get(i) * 100))
+                                .collect(java.util.stream.Collectors.joining(" → ")),
+                        steady ? "" : " (not steady; stopped at warmup-max)");
+                return;
+            }
+        }
+    }
+
+    /**
+     * The compilers nearly idle through the last two slices (when their time can be read), and the last three
+     * slices' rates within {@value #STEADY} of each other: a JIT still at work raises the rate by 4–5 % a slice.
+     */
+    static boolean steady(List<Double> rates, List<Double> compiling) {
+        if (rates.size() < 3) {
+            return false;
+        }
+        for (int i = compiling.size() - 2; i < compiling.size(); i++) {
+            if (!compiling.get(i).isNaN() && compiling.get(i) > COMPILING) {
+                return false;
+            }
+        }
+        List<Double> last = rates.subList(rates.size() - 3, rates.size());
+        double max = last.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        double min = last.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        return max > 0 && max - min <= STEADY * max;
+    }
+
+    /** The compilers' share of a slice's wall time below which the JIT counts as done. */
+    static final double COMPILING = 0.05;
+
+    /** Three warm-up slices within this share of each other: the JIT is done with the path. */
+    static final double STEADY = 0.05;
 
     /** Command-line options. */
     static final class Options {
 
         int rounds = 2;
-        Duration warmup = Duration.ofSeconds(8);
+        Duration warmup = Duration.ofSeconds(30);
+        Duration warmupMax = Duration.ofSeconds(180);
+        Duration warmupSlice = Duration.ofSeconds(5);
         Duration duration = Duration.ofSeconds(15);
-        Duration halfLoad = Duration.ofSeconds(10);
+        Duration paced = Duration.ofSeconds(10);
+        List<Double> loads = List.of(0.5, 0.9);
         int connections = 32;
         int keys = 1000;
         List<Case> cases = List.of(Case.values());
@@ -139,8 +247,11 @@ public final class SideBySide {
                 switch (pair[0]) {
                     case "rounds" -> options.rounds = Integer.parseInt(value);
                     case "warmup" -> options.warmup = duration(value);
+                    case "warmup-max" -> options.warmupMax = duration(value);
+                    case "warmup-slice" -> options.warmupSlice = duration(value);
                     case "duration" -> options.duration = duration(value);
-                    case "half-load" -> options.halfLoad = duration(value);
+                    case "paced", "half-load" -> options.paced = duration(value);
+                    case "loads" -> options.loads = Arrays.stream(value.split(",")).map(Double::parseDouble).toList();
                     case "connections" -> options.connections = Integer.parseInt(value);
                     case "keys" -> options.keys = Integer.parseInt(value);
                     case "cases" -> options.cases = Arrays.stream(value.split(",")).map(Case::of).toList();
@@ -149,8 +260,10 @@ public final class SideBySide {
                     case "quick" -> {
                         options.rounds = 1;
                         options.warmup = Duration.ofSeconds(2);
+                        options.warmupMax = Duration.ofSeconds(2);
+                        options.warmupSlice = Duration.ofSeconds(1);
                         options.duration = Duration.ofSeconds(3);
-                        options.halfLoad = Duration.ofSeconds(2);
+                        options.paced = Duration.ofSeconds(2);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + arg);
                 }
@@ -165,12 +278,15 @@ public final class SideBySide {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%d round(s); each case: warm-up %d s, %d s measured at %d connections "
+            return String.format(Locale.ROOT, "%d round(s); each case: warm-up of at least %d s and the compilers are idle and three %d s slices agree within %.0f %% (at most %d s), %d s measured at %d connections "
                     + "(allowed path: %d random API keys under a limit none reaches; refused path: one key at %d/s), "
-                    + "then %d s at half the limiter-off rate (open loop). Gateways: java -Xms512m -Xmx512m -jar "
-                    + "bench-gateway.jar%s. %s", rounds, warmup.toSeconds(), duration.toSeconds(), connections, keys,
-                    BenchGateway.DENY_RATE, halfLoad.toSeconds(), jvmArgs.isEmpty() ? "" : " " + String.join(" ",
-                            jvmArgs), environment);
+                    + "then %d s of the allowed path at each of %s of the limiter-off rate of the same round (paced: "
+                    + "random pauses between requests). Gateways: java -Xms512m -Xmx512m -jar bench-gateway.jar%s. %s",
+                    rounds, warmup.toSeconds(), warmupSlice.toSeconds(), STEADY * 100, warmupMax.toSeconds(),
+                    duration.toSeconds(), connections, keys, BenchGateway.DENY_RATE,
+                    paced.toSeconds(), loads.stream().map(share -> Math.round(share * 100) + " %")
+                            .collect(java.util.stream.Collectors.joining(", ")),
+                    jvmArgs.isEmpty() ? "" : " " + String.join(" ", jvmArgs), environment);
         }
     }
 }

@@ -17,8 +17,8 @@ final class SideBySideReport {
     static String markdown(List<Measured> results, String setup) {
         int rounds = results.stream().mapToInt(Measured::round).max().orElse(0);
         StringBuilder out = new StringBuilder("## Side by side\n\n").append(setup).append("\n\n");
-        out.append("| case | allow req/s | vs off | allow p50 / p99 ms | deny req/s | vs off | added p99 at half load "
-                + "(ms) | script calls / request | Redis commands / request | fallback decisions |\n");
+        out.append("| case | allow req/s | vs off | allow p50 / p99 ms | deny req/s | vs off | script calls / request "
+                + "| Redis commands / request | Redis CPU µs / request | fallback decisions |\n");
         out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (Case limiter : Case.values()) {
             List<Measured> mine = results.stream().filter(m -> m.limiter() == limiter).toList();
@@ -32,10 +32,11 @@ final class SideBySideReport {
                             m.allow().p99Millis())))
                     .append(" | ").append(each(mine, m -> fmt("%.0f", m.deny().requestsPerSecond())))
                     .append(" | ").append(each(mine, m -> ratio(results, m, false)))
-                    .append(" | ").append(each(mine, m -> addedP99(results, m)))
                     .append(" | ").append(each(mine, m -> fmt("%.3f", perRequest(m.allowRedis().scriptCalls(),
                             m.allow()))))
                     .append(" | ").append(each(mine, m -> fmt("%.2f", perRequest(m.allowRedis().commands(),
+                            m.allow()))))
+                    .append(" | ").append(each(mine, m -> fmt("%.0f", perRequest(m.allowRedis().cpuMicros(),
                             m.allow()))))
                     .append(" | ").append(each(mine, m -> limiter == Case.EXACT || limiter == Case.LOCAL
                             ? fmt("%.2f %%", 100.0 * m.fallbackDecisions() / Math.max(1, m.allow().requests()))
@@ -43,11 +44,12 @@ final class SideBySideReport {
                     .append(" |\n");
         }
         out.append("\nEach cell: round 1 / round 2 / …; \"vs off\": this case's throughput ÷ limiter off's in the same "
-                + "round. Refused path: requests per second answered (429s) for one client at 10/s. Added p99: this "
-                + "case's p99 minus limiter off's, both at half of limiter off's saturating rate. Script calls and "
+                + "round. Refused path: requests per second answered (429s) for one client at 10/s. Script calls and "
                 + "commands: Redis's own INFO commandstats over the allowed run, per request (commands inside scripts "
-                + "included). Fallback decisions: decisions of ours made without Redis (timeout or breaker) on the "
-                + "allowed run, as a share of requests.\n");
+                + "included); Redis CPU: its process's user + system time over the allowed run, per request (Redis "
+                + "runs on the gateway's machine here: its CPU is the gateway's loss). Fallback decisions: decisions of "
+                + "ours made without Redis (timeout or breaker) on the allowed run, as a share of requests.\n");
+        paced(results, out);
         if (rounds > 0) {
             out.append("\nNon-200 answers and errors on the allowed path: ").append(results.stream()
                     .map(m -> m.limiter().id + " r" + m.round() + " " + m.allow().nonOk() + "/" + m.allow().errors())
@@ -75,12 +77,49 @@ final class SideBySideReport {
         return fmt("%.2f", mine / base);
     }
 
-    private static String addedP99(List<Measured> results, Measured m) {
+    /** The allowed path at fixed shares of limiter off's saturating rate: one table per share. */
+    private static void paced(List<Measured> results, StringBuilder out) {
+        List<Double> shares = results.stream().flatMap(m -> m.paced().stream()).map(SideBySide.Paced::share)
+                .distinct().sorted().toList();
+        for (double share : shares) {
+            out.append("\n### Allowed path at ").append(Math.round(share * 100))
+                    .append(" % of limiter off's saturating rate\n\n")
+                    .append("| case | req/s | machine CPU | p50 / p99 ms | added p99 ms | fallback decisions |\n")
+                    .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+            for (Case limiter : Case.values()) {
+                List<Measured> mine = results.stream().filter(m -> m.limiter() == limiter && m.at(share) != null)
+                        .toList();
+                if (mine.isEmpty()) {
+                    continue;
+                }
+                out.append("| ").append(limiter.label)
+                        .append(" | ").append(each(mine, m -> fmt("%.0f", m.at(share).load().requestsPerSecond())
+                                + (m.at(share).reached() ? "" : fmt(" (of %.0f: not reached)", m.at(share).target()))))
+                        .append(" | ").append(each(mine, m -> fmt("%.0f %%", m.at(share).machineCpu() * 100)))
+                        .append(" | ").append(each(mine, m -> fmt("%.2f / %.2f", m.at(share).load().p50Millis(),
+                                m.at(share).load().p99Millis())))
+                        .append(" | ").append(each(mine, m -> addedP99(results, m, share)))
+                        .append(" | ").append(each(mine, m -> limiter == Case.EXACT || limiter == Case.LOCAL
+                                ? fmt("%.3f %%", 100.0 * m.at(share).fallbackDecisions()
+                                        / Math.max(1, m.at(share).load().requests()))
+                                : "-"))
+                        .append(" |\n");
+            }
+        }
+        if (!shares.isEmpty()) {
+            out.append("\nPaced: each connection waits a random pause (exponential) between requests, so that the "
+                    + "rate is a share of what limiter off carried in the same round. Machine CPU: all cores, all "
+                    + "processes (gateway, Redis, upstream, load), from /proc/stat. Added p99: this case's p99 minus "
+                    + "limiter off's at the same rate in the same round.\n");
+        }
+    }
+
+    private static String addedP99(List<Measured> results, Measured m, double share) {
         Optional<Measured> off = offOf(results, m);
-        if (off.isEmpty() || m.halfLoad() == null || off.get().halfLoad() == null) {
+        if (off.isEmpty() || off.get().at(share) == null || !m.at(share).reached()) {
             return "-";
         }
-        return fmt("%+.2f", m.halfLoad().p99Millis() - off.get().halfLoad().p99Millis());
+        return fmt("%+.2f", m.at(share).load().p99Millis() - off.get().at(share).load().p99Millis());
     }
 
     private static Optional<Measured> offOf(List<Measured> results, Measured m) {

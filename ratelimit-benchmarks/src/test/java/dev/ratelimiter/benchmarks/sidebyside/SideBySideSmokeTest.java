@@ -22,7 +22,8 @@ class SideBySideSmokeTest {
     @Test
     void eachCaseIsStartedFromTheFatJarAndMeasured(@TempDir Path out) {
         SideBySide.Options options = SideBySide.Options.parse(new String[] { "--rounds=1", "--warmup=1s",
-            "--duration=1s", "--half-load=0s", "--connections=4", "--keys=10", "--cases=off,exact", "--no-tools" });
+            "--warmup-max=1s", "--warmup-slice=1s", "--duration=1s", "--paced=0s", "--connections=4", "--keys=10",
+            "--cases=off,exact", "--no-tools" });
         List<SideBySide.Measured> results = SideBySide.run(options, out);
 
         assertThat(results).extracting(SideBySide.Measured::limiter).containsExactly(BenchGateway.Case.OFF,
