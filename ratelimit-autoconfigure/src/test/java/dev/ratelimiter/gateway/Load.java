@@ -9,6 +9,8 @@ import java.util.Map;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A steady load through the gateway: each client sends one request per interval for a bounded time, without waiting
@@ -23,19 +25,27 @@ final class Load {
     private Load() {
     }
 
+    /**
+     * The load's own timers, off Reactor's parallel scheduler: its workers are shared with the timeouts of every
+     * request in flight, so cancelling an interval there can wait for a worker's queue lock, which BlockHound reports
+     * as a blocking call on a non-blocking thread and aborts — leaving that lock, and the worker, wedged for the rest of
+     * the JVM (seen in a full run: one test failed so, and the next one's load never finished).
+     */
+    private static final Scheduler TIMERS = Schedulers.newBoundedElastic(4, 100_000, "test-load", 60, true);
+
     static List<Result> run(int port, String path, Map<String, Duration> intervals, Duration duration) {
         WebClient web = WebClient.create("http://127.0.0.1:" + port);
         List<Result> results = Collections.synchronizedList(new ArrayList<>());
         long start = System.nanoTime();
         Flux.fromIterable(intervals.entrySet())
-                .flatMap(client -> Flux.interval(Duration.ZERO, client.getValue())
-                        .take(duration)
+                .flatMap(client -> Flux.interval(Duration.ZERO, client.getValue(), TIMERS)
+                        .take(duration, TIMERS)
                         .flatMap(tick -> {
                             long sent = System.nanoTime();
                             return web.get().uri(path).header("X-API-Key", client.getKey())
                                     .exchangeToMono(response -> response.releaseBody()
                                             .thenReturn(response.statusCode().value()))
-                                    .timeout(Duration.ofSeconds(5))
+                                    .timeout(Duration.ofSeconds(5), TIMERS)
                                     .onErrorReturn(599)
                                     .doOnNext(status -> results.add(new Result(client.getKey(), status,
                                             System.nanoTime() - sent, sent - start)));
