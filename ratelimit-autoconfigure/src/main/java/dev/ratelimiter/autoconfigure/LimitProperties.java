@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.Scope;
 import dev.ratelimiter.core.StoreMode;
 
 /**
@@ -64,6 +65,20 @@ public class LimitProperties {
      * the store every settle interval; token buckets only).
      */
     private StoreMode storeMode = StoreMode.EXACT;
+
+    /**
+     * Where the limit holds: regional (each region enforces all of it on its own Redis) or global (split between the
+     * regions of ratelimit.regions, each holding its share, moved by the rebalancer toward the regions that refuse).
+     */
+    private Scope scope = Scope.REGIONAL;
+
+    public Scope getScope() {
+        return scope;
+    }
+
+    public void setScope(Scope scope) {
+        this.scope = scope;
+    }
 
     public StoreMode getStoreMode() {
         return storeMode;

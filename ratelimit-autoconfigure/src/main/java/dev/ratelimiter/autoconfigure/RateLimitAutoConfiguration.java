@@ -7,6 +7,7 @@ import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
@@ -14,6 +15,7 @@ import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -119,7 +121,8 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitEvaluator rateLimitEvaluator(RuleSetHolder rules, RateLimitStore store, ClientIdKeyring clientIds) {
-        return new RateLimitEvaluator(rules, store, clientIds.current());
+    RateLimitEvaluator rateLimitEvaluator(RuleSetHolder rules, RateLimitStore store, ClientIdKeyring clientIds,
+            ObjectProvider<RegionShares> regions) {
+        return new RateLimitEvaluator(rules, store, clientIds.current(), regions.getIfAvailable());
     }
 }

@@ -73,7 +73,7 @@ public class RateLimitRulesEndpoint {
             @Nullable String refillPeriod, @Nullable String limit, @Nullable String window,
             @Nullable String maxInProgress, @Nullable String lease, @Nullable String cost,
             @Nullable String mode, @Nullable String failureMode, @Nullable String storeMode, @Nullable String shards,
-            @Nullable String whenMissing, @Nullable String enabled,
+            @Nullable String whenMissing, @Nullable String scope, @Nullable String enabled,
             @Nullable String matchRouteIds,
             @Nullable String matchPaths, @Nullable String matchRouteClasses, @Nullable String matchTiers,
             @Nullable String matchApiKeys, SecurityContext caller) {
@@ -98,6 +98,7 @@ public class RateLimitRulesEndpoint {
         settings.put("storeMode", storeMode);
         settings.put("shards", shards);
         settings.put("whenMissing", whenMissing);
+        settings.put("scope", scope);
         settings.put("enabled", enabled);
         settings.put("match.routeIds", matchRouteIds);
         settings.put("match.paths", matchPaths);

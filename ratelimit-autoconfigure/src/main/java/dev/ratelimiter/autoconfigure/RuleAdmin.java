@@ -338,6 +338,7 @@ public final class RuleAdmin {
         view.put("mode", rule.mode());
         view.put("failureMode", rule.failureMode());
         view.put("storeMode", rule.storeMode());
+        view.put("scope", rule.scope());
         if (rule.shards() > 1) {
             view.put("shards", rule.shards());
         }

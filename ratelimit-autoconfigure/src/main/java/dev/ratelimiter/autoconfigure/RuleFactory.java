@@ -71,7 +71,7 @@ final class RuleFactory {
             return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
                     match.getTiers(), match.getApiKeys()), settings.getKey(), limit, settings.getCost(),
                     settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards(),
-                    settings.getWhenMissing());
+                    settings.getWhenMissing(), settings.getScope());
         }
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);
@@ -95,7 +95,7 @@ final class RuleFactory {
         try {
             return new Rule(id, TIER_DEFAULT_GROUP, new Match(Set.of(), List.of(), routeClasses, Set.of(tier),
                     Set.of()), List.of(Dimension.API_KEY), limit, 0, Mode.ENFORCE, settings.getFailureMode(),
-                    settings.getStoreMode(), 1);
+                    settings.getStoreMode(), 1, null, settings.getScope());
         }
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);
@@ -113,7 +113,7 @@ final class RuleFactory {
         try {
             return new Rule(RuleSet.UNKNOWN_KEYS, RuleSet.UNKNOWN_KEYS, new Match(Set.of(), List.of(), Set.of(),
                     Set.of(RuleSet.UNKNOWN_KEYS), Set.of()), List.of(Dimension.CLIENT_IP), limit, 0, Mode.ENFORCE,
-                    settings.getFailureMode(), settings.getStoreMode(), 1);
+                    settings.getFailureMode(), settings.getStoreMode(), 1, null, settings.getScope());
         }
         catch (InvalidLimitException ex) {
             throw named(ex, RuleSet.UNKNOWN_KEYS, source);

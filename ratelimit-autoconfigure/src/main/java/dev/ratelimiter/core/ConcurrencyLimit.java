@@ -62,6 +62,11 @@ public record ConcurrencyLimit(long maxInProgress, Duration lease) implements Li
     }
 
     @Override
+    public ConcurrencyLimit share(long amount) {
+        return new ConcurrencyLimit(Math.max(1, amount), lease);
+    }
+
+    @Override
     public ConcurrencyLimit scaled(double factor) {
         return new ConcurrencyLimit(Math.max(1, (long) Math.ceil(maxInProgress * factor)), lease);
     }

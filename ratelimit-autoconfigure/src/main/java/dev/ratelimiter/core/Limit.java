@@ -20,6 +20,13 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
     Limit scaled(double factor);
 
     /**
+     * This limit holding {@code amount} (at least 1) of its quota, over the same window: a token bucket's capacity and
+     * its rate both in proportion, so shares of one limit that sum to its quota also sum to its rate. The shape stays,
+     * so a bucket whose share changes keeps its state.
+     */
+    Limit share(long amount);
+
+    /**
      * What the stored state of this limit looks like, as part of its buckets' names: a rule changed to another
      * algorithm (or a window of another length, whose counters mean something else) gets new buckets and never meets
      * state of another shape; the old buckets expire on their own.

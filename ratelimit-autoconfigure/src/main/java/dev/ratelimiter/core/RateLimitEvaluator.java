@@ -21,6 +21,7 @@ public final class RateLimitEvaluator {
     private final Supplier<RuleSet> rules;
     private final RateLimitStore store;
     private final ClientIds clientIds;
+    private final RegionShares regions;
     private static final Logger logger = LoggerFactory.getLogger(RateLimitEvaluator.class);
 
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
@@ -30,9 +31,23 @@ public final class RateLimitEvaluator {
      * @param clientIds the hash that names buckets (every part of a bucket key that comes from a request)
      */
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store, ClientIds clientIds) {
+        this(rules, store, clientIds, null);
+    }
+
+    /**
+     * @param regions this region's shares of global rules; null: one region, every limit whole
+     */
+    public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store, ClientIds clientIds,
+            RegionShares regions) {
         this.rules = rules;
         this.store = store;
         this.clientIds = clientIds;
+        this.regions = regions;
+    }
+
+    /** This instance's region when global rules are split between regions, else null. */
+    public String region() {
+        return regions == null || regions.regions().size() == 1 ? null : regions.region();
     }
 
     /** The rule set in force right now. */
@@ -73,11 +88,15 @@ public final class RateLimitEvaluator {
                 checks.add(shardCheck(rule, request, shadow));
             }
             else {
+                BucketKey bucket = bucketOf(clientIds, rule, request);
+                // A global rule holds this region's share of its limit; the cost stays the rule's (never clamped to
+                // a small share, which would let a costly request through at a discount).
+                Rule inRegion = regions != null && rule.scope() == Scope.GLOBAL ? regions.ruleFor(rule, bucket) : rule;
                 int cost = rule.costOf(request);
                 if (cost > rule.limit().quota()) {
                     warnNeverPasses(rule, request, cost);
                 }
-                checks.add(new Check(rule, bucketOf(clientIds, rule, request), cost, shadow));
+                checks.add(new Check(inRegion, bucket, cost, shadow));
             }
         }
         return store.evaluate(checks);

@@ -19,9 +19,16 @@ import java.util.List;
  * holding limit ÷ shards; callers are hashed to one of them (1: not split)
  * @param whenMissing what the rule does with a request lacking a value of its key (null: the default for its key,
  * {@link WhenMissing#defaultFor})
+ * @param scope regional (each region holds the whole limit) or global (each region holds its share of it)
  */
 public record Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
-        FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing) {
+        FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing, Scope scope) {
+
+    /** A regional rule. */
+    public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
+            FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing) {
+        this(id, group, match, key, limit, cost, mode, failureMode, storeMode, shards, whenMissing, Scope.REGIONAL);
+    }
 
     /** A rule with the default {@link WhenMissing} for its key. */
     public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
@@ -82,6 +89,18 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
                     + shards + " shards of " + limit.quota() / shards + ", less than its cost " + cost + ": no request "
                     + "could pass. Use at most " + limit.quota() / cost + " shards, or a lower cost.");
         }
+        if (scope == null) {
+            scope = Scope.REGIONAL;
+        }
+        if (scope == Scope.GLOBAL && limit instanceof ConcurrencyLimit) {
+            throw new InvalidLimitException("scope", source + " caps requests in progress, which are held where they "
+                    + "run; a global scope splits rates between regions. Use scope regional.");
+        }
+        if (scope == Scope.GLOBAL && shards > 1) {
+            // Shares are per bucket; a shard's usage would have to be summed back to its bucket across regions.
+            throw new InvalidLimitException("shards", source + " is global and split into " + shards + " shards; a "
+                    + "global rule is split between regions already. Use shards 1, or scope regional for a hot key.");
+        }
         key = List.copyOf(key);
         if (whenMissing == null) {
             whenMissing = WhenMissing.defaultFor(key);
@@ -91,7 +110,7 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
     /** This rule with another limit, e.g. the fair share a fallback bucket holds. */
     public Rule withLimit(Limit other) {
         return new Rule(id, group, match, key, other, Math.min(cost, (int) Math.min(Integer.MAX_VALUE, other.quota())),
-                mode, failureMode, storeMode, 1, whenMissing);
+                mode, failureMode, storeMode, 1, whenMissing, scope);
     }
 
     /** Tokens a request costs under this rule (a concurrency rule: one permit, whatever the route's cost). */

@@ -34,6 +34,11 @@ public record SlidingWindowLimit(long limit, Duration window) implements Limit {
     }
 
     @Override
+    public SlidingWindowLimit share(long amount) {
+        return new SlidingWindowLimit(Math.max(1, amount), window);
+    }
+
+    @Override
     public SlidingWindowLimit scaled(double factor) {
         return new SlidingWindowLimit(Math.max(1, (long) Math.ceil(limit * factor)), window);
     }

@@ -62,6 +62,16 @@ public record TokenBucketLimit(long capacity, long refillTokens, Duration refill
                 Math.max(1, (long) Math.ceil(refillTokens * factor)), refillPeriod);
     }
 
+    /**
+     * {@code amount} tokens refilled over this bucket's time to fill: the rate is {@code amount / capacity} of this
+     * one's, without rounding the refill to whole tokens per period.
+     */
+    @Override
+    public TokenBucketLimit share(long amount) {
+        long tokens = Math.max(1, amount);
+        return new TokenBucketLimit(tokens, tokens, window());
+    }
+
     /** Tokens and a refill time: capacity and rate may change, the state still means the same. */
     @Override
     public String shape() {

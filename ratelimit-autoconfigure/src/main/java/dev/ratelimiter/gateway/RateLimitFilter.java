@@ -123,7 +123,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return ProblemResponses.missingIdentity(exchange, rule.id(),
                     identity.describe(RateLimitEvaluator.missingOf(rule, request)));
         }
-        RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond());
+        RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond(),
+                evaluator.region());
         if (verdict.allowed()) {
             return chain.filter(exchange);
         }

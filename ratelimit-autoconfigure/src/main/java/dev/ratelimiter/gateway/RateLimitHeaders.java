@@ -9,6 +9,7 @@ import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
+import dev.ratelimiter.core.Scope;
 import dev.ratelimiter.core.Verdict;
 import org.springframework.http.HttpHeaders;
 
@@ -24,6 +25,8 @@ import org.springframework.http.HttpHeaders;
  * ({@code "id";r=remaining;t=seconds until whole}) — the IETF httpapi draft's structured fields;</li>
  * <li>{@code Retry-After} on denials: whole seconds, rounded up, never less than 1.</li>
  * </ul>
+ * A global rule split between regions is described as this region sees it: its quota is the region's share, and its
+ * policy item says whose share with a {@code region} parameter ({@code "api";q=900;w=60;region="us-east-1"}).
  */
 public final class RateLimitHeaders {
 
@@ -40,6 +43,11 @@ public final class RateLimitHeaders {
     private static final Map<String, Object[]> policyItems = new ConcurrentHashMap<>();
 
     public static void write(HttpHeaders headers, Verdict verdict, long nowEpochSeconds) {
+        write(headers, verdict, nowEpochSeconds, null);
+    }
+
+    /** @param region this instance's region, named in the policy of global rules; null when not split by region */
+    public static void write(HttpHeaders headers, Verdict verdict, long nowEpochSeconds, String region) {
         RuleOutcome limiting = verdict.limiting().orElse(null);
         if (limiting == null) {
             return;
@@ -48,28 +56,32 @@ public final class RateLimitHeaders {
         headers.set(LIMIT, Long.toString(limiting.rule().limit().quota()));
         headers.set(REMAINING, Long.toString(limiting.remaining()));
         headers.set(RESET, Long.toString(nowEpochSeconds + resetSeconds));
-        headers.set(POLICY, policy(verdict.enforced()));
+        headers.set(POLICY, policy(verdict.enforced(), region));
         headers.set(RATE_LIMIT, "\"" + limiting.rule().id() + "\";r=" + limiting.remaining() + ";t=" + resetSeconds);
         if (!verdict.allowed()) {
             headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(limiting)));
         }
     }
 
-    private static String policy(List<RuleOutcome> enforced) {
+    private static String policy(List<RuleOutcome> enforced, String region) {
         if (enforced.size() == 1) {
-            return policyItem(enforced.get(0).rule());
+            return policyItem(enforced.get(0).rule(), region);
         }
         StringBuilder policy = new StringBuilder();
         for (RuleOutcome outcome : enforced) {
             if (!policy.isEmpty()) {
                 policy.append(", ");
             }
-            policy.append(policyItem(outcome.rule()));
+            policy.append(policyItem(outcome.rule(), region));
         }
         return policy.toString();
     }
 
-    private static String policyItem(Rule rule) {
+    private static String policyItem(Rule rule, String region) {
+        if (region != null && rule.scope() == Scope.GLOBAL) {
+            // Not cached: each bucket may hold a share of its own. The region name is a validated policy name.
+            return describe(rule) + ";region=\"" + region + "\"";
+        }
         Object[] cached = policyItems.get(rule.id());
         if (cached == null || cached[0] != rule) {
             cached = new Object[] { rule, describe(rule) };

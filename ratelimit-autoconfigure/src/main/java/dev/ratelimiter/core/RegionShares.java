@@ -1,0 +1,170 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * This region's share of each global rule's buckets. A {@link Scope#GLOBAL global} rule's limit is split between
+ * the regions: by default in proportion to their weights (1,000 over three equal regions: 334, 333, 333, the larger
+ * remainder to the region first by name), and, for keys the rebalancer has moved quota for, by the shares it last
+ * published. Every region computes the same default split from the same settings, so shares sum to the limit
+ * whether or not a region has heard from the rebalancer.
+ *
+ * <p>A published share counts only while its limit is the rule's limit: a rule whose limit changed is back on the
+ * default split of the new limit until the rebalancer publishes shares of it.
+ */
+public final class RegionShares {
+
+    private final String region;
+    private final List<String> regions;
+    private final double[] weights;
+    private final int self;
+    private final Map<String, Share> shares = new ConcurrentHashMap<>();
+    /** The default split's rule for each global rule, made once per rule object (rules are replaced, not changed). */
+    private final Map<String, Rule[]> defaults = new ConcurrentHashMap<>();
+    private volatile Instant lastHeard;
+    private volatile long updates;
+
+    /**
+     * @param region this instance's region
+     * @param weights every region (this one included) and its weight in the default split
+     */
+    public RegionShares(String region, Map<String, Double> weights) {
+        Map<String, Double> sorted = new TreeMap<>(weights);
+        if (!sorted.containsKey(region)) {
+            throw new InvalidLimitException("ratelimit.regions.weights", "ratelimit.regions.weights lists "
+                    + sorted.keySet() + " but not this instance's region '" + region + "' (ratelimit.regions.local).");
+        }
+        sorted.forEach((name, weight) -> {
+            PolicyNames.requireValid("ratelimit.regions.weights", name);
+            if (weight == null || !(weight > 0) || weight.isInfinite()) {
+                throw new InvalidLimitException("ratelimit.regions.weights", "ratelimit.regions.weights." + name
+                        + " must be a number above 0 (its part of the default split), but was " + weight + ".");
+            }
+        });
+        this.region = region;
+        this.regions = List.copyOf(sorted.keySet());
+        this.weights = sorted.values().stream().mapToDouble(Double::doubleValue).toArray();
+        this.self = regions.indexOf(region);
+    }
+
+    /** One region holding every limit whole: what an instance without region settings is. */
+    public static RegionShares single(String region) {
+        return new RegionShares(region, Map.of(region, 1.0));
+    }
+
+    public String region() {
+        return region;
+    }
+
+    /** Every region, sorted by name: the order of {@link #defaultSplit} and of the rebalancer's vectors. */
+    public List<String> regions() {
+        return regions;
+    }
+
+    /** {@code quota} split between the regions by weight. */
+    public long[] defaultSplit(long quota) {
+        return QuotaSplit.byWeight(quota, weights);
+    }
+
+    /** The name a bucket's share is published under: its store partition and name, both already hashed or valid. */
+    public static String shareKey(BucketKey bucket) {
+        return bucket.partition() + "/" + bucket.name();
+    }
+
+    /**
+     * The rule a request is checked against in this region: {@code rule} itself unless it is global, else {@code rule}
+     * holding this region's share of its limit for {@code bucket}.
+     */
+    public Rule ruleFor(Rule rule, BucketKey bucket) {
+        if (rule.scope() != Scope.GLOBAL || regions.size() == 1) {
+            return rule;
+        }
+        Share share = shares.isEmpty() ? null : shares.get(shareKey(bucket));
+        if (share != null && share.quota == rule.limit().quota()) {
+            Rule[] made = share.made;
+            if (made == null || made[0] != rule) {
+                made = new Rule[] { rule, rule.withLimit(rule.limit().share(share.amount)) };
+                share.made = made;
+            }
+            return made[1];
+        }
+        Rule[] made = defaults.get(rule.id());
+        if (made == null || made[0] != rule) {
+            made = new Rule[] { rule, rule.withLimit(rule.limit().share(defaultSplit(rule.limit().quota())[self])) };
+            defaults.put(rule.id(), made);
+        }
+        return made[1];
+    }
+
+    /**
+     * Applies shares the rebalancer published for one bucket: {@code amounts} by region, of a limit of {@code quota};
+     * {@code null} amounts (a tombstone) put the bucket back on the default split. A region missing from the amounts
+     * keeps the default split too.
+     */
+    public void apply(String key, long quota, Map<String, Long> amounts) {
+        Long amount = amounts == null ? null : amounts.get(region);
+        if (amount == null || amount < 1 || quota < 1) {
+            shares.remove(key);
+        }
+        else {
+            shares.put(key, new Share(quota, amount));
+        }
+        updates++;
+    }
+
+    /** The rebalancer was heard from at {@code when} (a share or its heartbeat). */
+    public void heard(Instant when) {
+        lastHeard = when;
+    }
+
+    /** When the rebalancer was last heard from, or null if never. */
+    public Instant lastHeard() {
+        return lastHeard;
+    }
+
+    /** Whether the shares may be out of date: nothing heard from the rebalancer for {@code staleAfter}. */
+    public boolean stale(Instant now, Duration staleAfter) {
+        Instant heard = lastHeard;
+        return heard == null || heard.plus(staleAfter).isBefore(now);
+    }
+
+    /** Buckets holding a share other than the default split. */
+    public int moved() {
+        return shares.size();
+    }
+
+    /** Share updates applied since start. */
+    public long updates() {
+        return updates;
+    }
+
+    /** This region's share of each moved bucket, for the operator view (at most {@code max}). */
+    public List<String> describe(int max) {
+        List<String> described = new ArrayList<>();
+        for (Map.Entry<String, Share> entry : shares.entrySet()) {
+            if (described.size() >= max) {
+                break;
+            }
+            described.add(entry.getKey() + "=" + entry.getValue().amount + "/" + entry.getValue().quota);
+        }
+        return described;
+    }
+
+    private static final class Share {
+
+        final long quota;
+        final long amount;
+        volatile Rule[] made;
+
+        Share(long quota, long amount) {
+            this.quota = quota;
+            this.amount = amount;
+        }
+    }
+}
