@@ -5,7 +5,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -16,11 +15,10 @@ import dev.ratelimiter.core.EventSink;
 import dev.ratelimiter.core.LogEventSink;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.kafka.KafkaEventSink;
+import dev.ratelimiter.kafka.TelemetryProducerConfig;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -115,22 +113,8 @@ public final class RateLimitEventsAutoConfiguration {
                         + "are configured: set ratelimit.events.kafka.bootstrap-servers or "
                         + "spring.kafka.bootstrap-servers.");
             }
-            Map<String, Object> config = new HashMap<>();
-            config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-            config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            // Telemetry defaults: batched and compressed; idempotent so a retried batch is not counted twice; and
-            // never blocking the sending thread for long when Kafka is away.
-            config.put(ProducerConfig.ACKS_CONFIG, "all");
-            config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-            config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-            config.put(ProducerConfig.BATCH_SIZE_CONFIG, 65_536);
-            config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 500);
-            config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-            config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
-            config.put(ProducerConfig.CLIENT_ID_CONFIG, "ratelimit-events");
-            config.putAll(kafka.getProducer());
+            Map<String, Object> config = TelemetryProducerConfig.of(servers, "ratelimit-events", 20, 30_000,
+                    kafka.getProducer());
             DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(config);
             producers.setPhysicalCloseTimeout(2);
             return new KafkaEventSink(producers, kafka.getTopic(), kafka.getBackOff(), System::nanoTime);

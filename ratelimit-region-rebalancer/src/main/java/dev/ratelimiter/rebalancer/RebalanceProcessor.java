@@ -1,0 +1,207 @@
+package dev.ratelimiter.rebalancer;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.core.QuotaSplit;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Usage in, shares out. Each usage record updates its bucket's state; every interval (wall-clock) each bucket's
+ * target shares are computed ({@link ShareAllocator}) and published in two steps, so that the shares in force across
+ * the regions never sum to more than the limit while a change travels:
+ * <ol>
+ * <li>if any region's share goes down, publish {@code min(current, target)} — regions only shrink — and note when;
+ * </li>
+ * <li>only when nothing shrinks any more and {@code growDelay} has passed since the last shrink, publish the target.
+ * </li>
+ * </ol>
+ * Every region applies the records of a bucket in order (one partition, mirrored in order). So while every region
+ * applies a published record within {@code growDelay} of its publication, the records in force at any moment are one
+ * record and possibly the next, each entry of a shrink no larger than the record before it, and of a grow no larger
+ * than what the shrink before it left in the regions that grow; the sum of the entries in force is at most the sum of
+ * one record, which is at most the limit. A region lagging by more than {@code growDelay} can hold its old, larger
+ * share beside another region's grown one: the overshoot is then at most the quota moved, for as long as the lag.
+ *
+ * <p>A bucket idle for {@code idleAfter} goes back to the default split, published as a tombstone, and its state is
+ * dropped: the shares topic holds only active buckets that need more than their default share somewhere.
+ */
+final class RebalanceProcessor implements Processor<String, String, String, String> {
+
+    static final String STORE = "region-buckets";
+
+    private static final Logger log = LoggerFactory.getLogger(RebalanceProcessor.class);
+
+    private final RebalancerSettings settings;
+    private final ShareAllocator allocator;
+    private ProcessorContext<String, String> context;
+    private KeyValueStore<String, String> store;
+    private long skipped;
+
+    RebalanceProcessor(RebalancerSettings settings) {
+        this.settings = settings;
+        this.allocator = settings.allocator();
+    }
+
+    @Override
+    public void init(ProcessorContext<String, String> context) {
+        this.context = context;
+        this.store = context.getStateStore(STORE);
+        context.schedule(settings.interval(), PunctuationType.WALL_CLOCK_TIME, this::rebalance);
+    }
+
+    @Override
+    public void process(Record<String, String> record) {
+        try {
+            usage(record.key(), Json.MAPPER.readTree(record.value()), context.currentSystemTimeMs());
+        }
+        catch (RuntimeException ex) {
+            if (skipped++ % 1_000 == 0) {
+                log.warn("Skipping a usage record that cannot be used (key {}): {}", record.key(), ex.getMessage());
+            }
+        }
+    }
+
+    private void usage(String key, JsonNode usage, long now) {
+        String region = usage.path("region").asString("");
+        if (key == null || !key.contains("/") || !settings.regions().contains(region)) {
+            throw new IllegalArgumentException("no bucket key, or a region not among " + settings.regions());
+        }
+        long quota = usage.path("quota").asLong(0);
+        long windowMs = usage.path("windowMs").asLong(0);
+        long intervalMs = usage.path("intervalMs").asLong(0);
+        long admitted = usage.path("admitted").asLong(-1);
+        long refused = usage.path("refused").asLong(-1);
+        if (quota < 1 || windowMs < 1 || intervalMs < 1 || admitted < 0 || refused < 0) {
+            throw new IllegalArgumentException("quota, window, interval and counts must be positive numbers");
+        }
+        BucketShares bucket = load(key);
+        if (bucket == null || bucket.quota != quota || bucket.windowMs != windowMs) {
+            if (bucket != null && bucket.published != null) {
+                // The limit changed: gateways put shares of another limit aside already; say so in the topic too.
+                context.forward(new Record<>(key, null, now));
+            }
+            bucket = new BucketShares();
+            bucket.quota = quota;
+            bucket.windowMs = windowMs;
+        }
+        bucket.rule = usage.path("rule").asString("");
+        BucketShares.Report report = bucket.usage.computeIfAbsent(region, r -> new LinkedHashMap<>())
+                .computeIfAbsent(usage.path("instance").asString(""), i -> new BucketShares.Report());
+        report.rate = (double) (admitted + refused) / intervalMs;
+        report.seenAt = now;
+        bucket.lastUsage = now;
+        save(key, bucket);
+    }
+
+    private void rebalance(long now) {
+        context.forward(new Record<>(RebalancerTopology.HEARTBEAT, "{\"heartbeat\":" + now + "}", now));
+        List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, String> all = store.all()) {
+            all.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        for (String key : keys) {
+            BucketShares bucket = load(key);
+            if (bucket == null) {
+                continue;
+            }
+            boolean idle = now - bucket.lastUsage >= settings.idleAfter().toMillis();
+            double[] demand = idle ? null : demand(bucket, now);
+            // No fresh report from anywhere, yet not idle: usage is not arriving (a mirror lagging, this process just
+            // restarted). Hold the shares rather than read silence as no traffic.
+            long[] next = !idle && demand == null ? null : step(bucket, demand, now);
+            if (next != null) {
+                publish(key, bucket, next, now);
+            }
+            if (idle && bucket.published == null) {
+                store.delete(key);
+            }
+            else {
+                save(key, bucket);
+            }
+        }
+    }
+
+    /**
+     * Each region's demand in tokens per window, from its instances' latest reports (stale ones forgotten); null when
+     * no report is fresh.
+     */
+    double[] demand(BucketShares bucket, long now) {
+        List<String> regions = settings.regions();
+        double[] demand = new double[regions.size()];
+        long ttl = settings.reportTtl().toMillis();
+        boolean fresh = false;
+        for (int i = 0; i < regions.size(); i++) {
+            Map<String, BucketShares.Report> reports = bucket.usage.get(regions.get(i));
+            if (reports == null) {
+                continue;
+            }
+            reports.values().removeIf(report -> now - report.seenAt > ttl);
+            for (BucketShares.Report report : reports.values()) {
+                demand[i] += report.rate * bucket.windowMs;
+                fresh = true;
+            }
+        }
+        return fresh ? demand : null;
+    }
+
+    /**
+     * The next record to publish for {@code bucket}, or null: a shrink toward the target, else (once the last shrink
+     * is {@code growDelay} old) the target itself. {@code demand} null: the bucket is idle, its target the default.
+     */
+    long[] step(BucketShares bucket, double[] demand, long now) {
+        long[] defaults = allocator.defaults(bucket.quota);
+        long[] target = demand == null ? defaults : allocator.allocate(bucket.quota, demand);
+        long[] current = bucket.published != null ? bucket.published : defaults;
+        long[] shrink = QuotaSplit.min(current, target);
+        if (!Arrays.equals(shrink, current)) {
+            bucket.shrunkAt = now;
+            return shrink;
+        }
+        if (!Arrays.equals(target, current) && now - bucket.shrunkAt >= settings.growDelay().toMillis()) {
+            return target;
+        }
+        return null;
+    }
+
+    private void publish(String key, BucketShares bucket, long[] shares, long now) {
+        bucket.version++;
+        if (Arrays.equals(shares, allocator.defaults(bucket.quota))) {
+            bucket.published = null;
+            context.forward(new Record<>(key, null, now)); // the default split is what no record means
+            return;
+        }
+        bucket.published = shares;
+        Map<String, Long> byRegion = new LinkedHashMap<>();
+        for (int i = 0; i < shares.length; i++) {
+            byRegion.put(settings.regions().get(i), shares[i]);
+        }
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("rule", bucket.rule);
+        value.put("quota", bucket.quota);
+        value.put("shares", byRegion);
+        value.put("version", bucket.version);
+        value.put("at", now);
+        context.forward(new Record<>(key, Json.MAPPER.writeValueAsString(value), now));
+    }
+
+    private BucketShares load(String key) {
+        String json = store.get(key);
+        return json == null ? null : Json.MAPPER.readValue(json, BucketShares.class);
+    }
+
+    private void save(String key, BucketShares bucket) {
+        store.put(key, Json.MAPPER.writeValueAsString(bucket));
+    }
+}

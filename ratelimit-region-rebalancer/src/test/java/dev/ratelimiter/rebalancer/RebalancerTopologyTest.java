@@ -1,0 +1,180 @@
+package dev.ratelimiter.rebalancer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rebalancer's topology driven by hand: usage in, shares out, the wall clock advanced one interval at a time.
+ * A limit of 1,000 a minute over regions a, b, c (default split 334, 333, 333), floor 5 % (50), interval 1s, grow
+ * delay 2s.
+ */
+class RebalancerTopologyTest {
+
+    private static final String BUCKET = "AAAAAAAAAAAAAAAAAAAAAA/api@t";
+
+    private final RebalancerSettings settings = new RebalancerSettings("unused:9092", "usage", "shares",
+            "rebalancer-test", null, Map.of("a", 1.0, "b", 1.0, "c", 1.0), 0.05, 0.2, Duration.ofSeconds(1),
+            Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5));
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, String> usage;
+    private TestOutputTopic<String, String> shares;
+
+    @BeforeEach
+    void start() {
+        Properties properties = settings.streamsProperties();
+        driver = new TopologyTestDriver(new RebalancerTopology(settings).build(), properties, Instant.EPOCH);
+        usage = driver.createInputTopic("usage", new StringSerializer(), new StringSerializer());
+        shares = driver.createOutputTopic("shares", new StringDeserializer(), new StringDeserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    @Test
+    void aRegionRefusingAtTwiceTheLimitGetsTheLimitLessTheOtherFloorsShrinkingFirst() {
+        List<long[]> published = runHot("a", 8);
+        assertThat(published.get(0)).as("the others shrink first").containsExactly(334, 50, 50);
+        assertThat(published.get(published.size() - 1)).as("then a grows").containsExactly(900, 50, 50);
+        assertInFlightWithinLimit(published);
+    }
+
+    @Test
+    void theShareFollowsTrafficThatMovesToAnotherRegion() {
+        runHot("a", 6);
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < 8; tick++) {
+            report("a", "a-1", 0, 0);
+            report("b", "b-1", 6, 28);
+            published.addAll(tick());
+        }
+        assertThat(published.get(0)).as("a shrinks before b grows").containsExactly(50, 50, 50);
+        assertThat(published.get(published.size() - 1)).containsExactly(50, 900, 50);
+        assertInFlightWithinLimit(published);
+    }
+
+    @Test
+    void evenTrafficNeedsNoMoveAndPublishesNothing() {
+        for (int tick = 0; tick < 6; tick++) {
+            for (String region : List.of("a", "b", "c")) {
+                report(region, region + "-1", 5, 6); // 660 a minute each: twice the limit, spread evenly
+            }
+            assertThat(tick()).isEmpty();
+        }
+    }
+
+    @Test
+    void anIdleBucketGoesBackToTheDefaultSplitAndLeavesTheTopicAsATombstone() {
+        runHot("a", 6);
+        List<KeyValue<String, String>> records = new ArrayList<>();
+        for (int tick = 0; tick < 16; tick++) {
+            driver.advanceWallClockTime(Duration.ofSeconds(1));
+            shares.readKeyValuesToList().stream().filter(r -> !r.key.equals(RebalancerTopology.HEARTBEAT))
+                    .forEach(records::add);
+        }
+        assertThat(records).isNotEmpty();
+        assertThat(records.get(records.size() - 1).value).as("a tombstone: the default split").isNull();
+        assertThat(driver.<String, String>getKeyValueStore(RebalanceProcessor.STORE).approximateNumEntries())
+                .isZero();
+    }
+
+    @Test
+    void unusableUsageIsSkippedAndChangesNothing() {
+        usage.pipeInput(BUCKET, "not json");
+        usage.pipeInput(BUCKET, record("elsewhere", "x-1", 10, 100));
+        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"quota\":1000,\"windowMs\":60000,\"intervalMs\":1000,"
+                + "\"admitted\":-5,\"refused\":100}");
+        usage.pipeInput("no-slash", record("a", "a-1", 10, 100));
+        usage.pipeInput(BUCKET, (String) null);
+        assertThat(tick()).isEmpty();
+    }
+
+    @Test
+    void aChangedLimitStartsOverFromTheDefaultSplitOfTheNewLimit() {
+        runHot("a", 6);
+        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"instance\":\"a-1\",\"rule\":\"api\",\"quota\":600,"
+                + "\"windowMs\":60000,\"intervalMs\":1000,\"admitted\":1,\"refused\":0}");
+        List<KeyValue<String, String>> records = shares.readKeyValuesToList();
+        assertThat(records).extracting(r -> r.value).containsExactly((String) null);
+    }
+
+    @Test
+    void theHeartbeatGoesOutEveryInterval() {
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        List<KeyValue<String, String>> records = shares.readKeyValuesToList();
+        assertThat(records).extracting(r -> r.key).containsExactly(RebalancerTopology.HEARTBEAT,
+                RebalancerTopology.HEARTBEAT);
+        assertThat(Json.MAPPER.readTree(records.get(1).value).path("heartbeat").asLong()).isEqualTo(2_000);
+    }
+
+    /** {@code region} at 2,040 a minute (34 a second), the other regions silent, for {@code ticks} intervals. */
+    private List<long[]> runHot(String region, int ticks) {
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < ticks; tick++) {
+            report(region, region + "-1", 6, 28);
+            published.addAll(tick());
+        }
+        return published;
+    }
+
+    private void report(String region, String instance, long admitted, long refused) {
+        usage.pipeInput(BUCKET, record(region, instance, admitted, refused));
+    }
+
+    private static String record(String region, String instance, long admitted, long refused) {
+        return "{\"region\":\"" + region + "\",\"instance\":\"" + instance + "\",\"rule\":\"api\",\"bucket\":\""
+                + BUCKET + "\",\"quota\":1000,\"windowMs\":60000,\"share\":333,\"admitted\":" + admitted
+                + ",\"refused\":" + refused + ",\"intervalMs\":1000,\"at\":0}";
+    }
+
+    /** One interval: the shares published in it (heartbeats left out), region by region. */
+    private List<long[]> tick() {
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        List<long[]> published = new ArrayList<>();
+        for (KeyValue<String, String> record : shares.readKeyValuesToList()) {
+            if (record.key.equals(RebalancerTopology.HEARTBEAT)) {
+                continue;
+            }
+            assertThat(record.key).isEqualTo(BUCKET);
+            JsonNode value = Json.MAPPER.readTree(record.value);
+            assertThat(value.path("quota").asLong()).isEqualTo(1000);
+            JsonNode byRegion = value.path("shares");
+            published.add(new long[] { byRegion.path("a").asLong(), byRegion.path("b").asLong(),
+                    byRegion.path("c").asLong() });
+        }
+        return published;
+    }
+
+    /** Starting from the default split, no region's share and the next one's together exceed the limit. */
+    private static void assertInFlightWithinLimit(List<long[]> published) {
+        long[] before = { 334, 333, 333 };
+        for (long[] next : published) {
+            long together = 0;
+            for (int i = 0; i < 3; i++) {
+                together += Math.max(before[i], next[i]);
+            }
+            assertThat(together).isLessThanOrEqualTo(1000);
+            before = next;
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package dev.ratelimiter.rebalancer;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.testsupport.RedisServer;
+import dev.ratelimiter.testsupport.RedisServers;
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import kafka.server.BrokerServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three regions end to end: a gateway per region, each on its own Redis, one embedded KRaft broker standing for the
+ * mirrored bus, and the rebalancer. One global limit, per API key: a token bucket of 100 refilled over 10 s, split by
+ * default 34 (ap-southeast-1), 33, 33; floor 5 (5 %). A region's bucket holds its share and refills at its share of
+ * the rate, so once a saturated bucket is empty it admits exactly its share per 10 s. Gateways report usage every second, the rebalancer
+ * rebalances every second and grows a share 2 s after the shrink that makes room for it.
+ *
+ * <p>Each test uses a client of its own (its own buckets); the fault tests run last.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RegionsEndToEndTest {
+
+    static final List<String> REGIONS = List.of("ap-southeast-1", "eu-central-1", "us-east-1");
+    static final String USAGE = "ratelimit.region-usage";
+    static final String SHARES = "ratelimit.region-shares";
+    static final long LIMIT = 100;
+    static final long WINDOW_MS = 10_000;
+    /** What the hot region holds once rebalanced: the limit less the other two regions' floors. */
+    static final long HOT_SHARE = LIMIT - 2 * 5;
+
+    static EmbeddedKafkaKraftBroker kafka;
+    static final Map<String, RedisServer> redis = new LinkedHashMap<>();
+    static final Map<String, ConfigurableApplicationContext> gateways = new LinkedHashMap<>();
+    static final Map<String, Integer> ports = new LinkedHashMap<>();
+    static StubUpstream upstream;
+    static RegionRebalancerApplication rebalancer;
+    static Path stateDir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = new EmbeddedKafkaKraftBroker(1, 2);
+        kafka.afterPropertiesSet();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.getBrokersAsString()))) {
+            admin.createTopics(List.of(new NewTopic(USAGE, 2, (short) 1),
+                    new NewTopic(SHARES, 2, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
+        }
+        upstream = StubUpstream.start();
+        stateDir = Files.createTempDirectory("rebalancer-state");
+        rebalancer = RegionRebalancerApplication.start(settings());
+        for (String region : REGIONS) {
+            RedisServer server = RedisServers.start();
+            redis.put(region, server);
+            ConfigurableApplicationContext gateway = gateway(region, server.url());
+            gateways.put(region, gateway);
+            ports.put(region, Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port")));
+        }
+    }
+
+    static RebalancerSettings settings() {
+        Map<String, Double> weights = new LinkedHashMap<>();
+        REGIONS.forEach(region -> weights.put(region, 1.0));
+        return new RebalancerSettings(kafka.getBrokersAsString(), USAGE, SHARES, "rebalancer-e2e",
+                stateDir.toString(), weights, 0.05, 0.2, Duration.ofSeconds(1), Duration.ofSeconds(2),
+                Duration.ofSeconds(60), Duration.ofSeconds(3));
+    }
+
+    static ConfigurableApplicationContext gateway(String region, String redisUrl) {
+        List<String> properties = new ArrayList<>(List.of("server.port=0", "spring.data.redis.url=" + redisUrl,
+                "spring.cloud.gateway.server.webflux.routes[0].id=api",
+                "spring.cloud.gateway.server.webflux.routes[0].uri=" + upstream.uri(),
+                "spring.cloud.gateway.server.webflux.routes[0].predicates[0]=Path=/api/**",
+                "ratelimit.default-tier=free",
+                "ratelimit.tiers.free.limits.default.capacity=" + LIMIT,
+                "ratelimit.tiers.free.limits.default.refill-tokens=" + LIMIT,
+                "ratelimit.tiers.free.limits.default.refill-period=10s",
+                "ratelimit.tiers.free.limits.default.scope=global",
+                "ratelimit.regions.local=" + region,
+                "ratelimit.regions.usage-interval=1s",
+                "ratelimit.regions.stale-after=3s",
+                "ratelimit.regions.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                "ratelimit.regions.kafka.producer.delivery.timeout.ms=3000",
+                "ratelimit.regions.kafka.producer.request.timeout.ms=1000"));
+        REGIONS.forEach(each -> properties.add("ratelimit.regions.weights[" + each + "]=1"));
+        return new SpringApplicationBuilder(RegionGatewayApplication.class).properties(properties.toArray(String[]::new))
+                .run();
+    }
+
+    @AfterAll
+    static void stop() {
+        gateways.values().forEach(ConfigurableApplicationContext::close);
+        if (rebalancer != null) {
+            rebalancer.close();
+        }
+        redis.values().forEach(server -> {
+            try {
+                server.close();
+            }
+            catch (Exception ex) {
+                // closing a test server: nothing to do
+            }
+        });
+        if (upstream != null) {
+            upstream.close();
+        }
+        if (kafka != null) {
+            kafka.destroy();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aClientAtTwiceItsLimitInOneRegionGetsTheLimitLessTheOtherFloorsThere() {
+        List<PacedTraffic.Response> run = traffic(Map.of("us-east-1", 20.0), "hot", Duration.ofSeconds(18));
+        long lastWindow = PacedTraffic.admitted(run, "us-east-1", 8_000, 18_000);
+        long most = PacedTraffic.mostInAnyWindow(run, WINDOW_MS);
+        System.out.printf("regions, hot: us-east-1 admitted %d in the last 10 s (share %d of %d); most in any 10 s "
+                + "across regions %d; last share seen %d%n", lastWindow, HOT_SHARE, LIMIT, most, lastShare(run,
+                        "us-east-1"));
+        assertThat(lastShare(run, "us-east-1")).isEqualTo(HOT_SHARE);
+        assertThat(lastWindow).as("admitted in the hot region over its last window").isBetween(HOT_SHARE - 10,
+                HOT_SHARE + 5);
+        // One global bucket could admit its capacity plus 10 s of refill (200) in a window; the regions' banked
+        // tokens and rates never sum to more than that bucket's, and nothing moved out of a region in use.
+        assertThat(most).as("most admitted in any window across regions").isLessThanOrEqualTo(LIMIT + 10);
+        assertNoServerErrors(run);
+    }
+
+    @Test
+    @Order(2)
+    void theShareFollowsAClientThatMovesToAnotherRegion() {
+        long start = System.currentTimeMillis();
+        PacedTraffic paced = new PacedTraffic(start);
+        List<PacedTraffic.Response> before = paced.run(ports, Map.of("us-east-1", 20.0), "mover",
+                Duration.ofSeconds(12));
+        long moved = System.currentTimeMillis() - start;
+        List<PacedTraffic.Response> after = paced.run(ports, Map.of("eu-central-1", 20.0), "mover",
+                Duration.ofSeconds(14));
+        List<PacedTraffic.Response> run = new ArrayList<>(before);
+        run.addAll(after);
+        long followed = after.stream().filter(r -> r.share() >= HOT_SHARE).mapToLong(PacedTraffic.Response::atMillis)
+                .min().orElse(Long.MAX_VALUE) - moved;
+        long most = PacedTraffic.mostInAnyWindow(run, WINDOW_MS);
+        System.out.printf("regions, move: eu-central-1's share reached %d %.1f s after the traffic moved; most "
+                + "admitted in any 10 s across regions %d (limit %d, moved quota %d)%n", HOT_SHARE, followed / 1e3, most,
+                LIMIT, HOT_SHARE - 33);
+        assertThat(lastShare(before, "us-east-1")).isEqualTo(HOT_SHARE);
+        assertThat(lastShare(after, "eu-central-1")).isEqualTo(HOT_SHARE);
+        assertThat(followed).as("ms until the share followed the traffic").isLessThanOrEqualTo(8_000);
+        assertThat(most).as("the shift allowance: at most the quota moved, on top of the limit")
+                .isLessThanOrEqualTo(LIMIT + HOT_SHARE);
+        assertNoServerErrors(run);
+    }
+
+    @Test
+    @Order(3)
+    void trafficSpreadEvenlyKeepsAThirdInEachRegionAndTheTotalAtTheLimit() {
+        Map<String, Double> even = new LinkedHashMap<>();
+        REGIONS.forEach(region -> even.put(region, 20.0 / 3));
+        // The full buckets drain first (34 tokens at 6.7 a second in, 3.3 back): measure the 10 s after that.
+        List<PacedTraffic.Response> run = traffic(even, "even", Duration.ofSeconds(22));
+        long total = PacedTraffic.admitted(run, null, 12_000, 22_000);
+        Map<String, Long> each = new LinkedHashMap<>();
+        REGIONS.forEach(region -> each.put(region, PacedTraffic.admitted(run, region, 12_000, 22_000)));
+        System.out.printf("regions, even: admitted over a 10 s window %s, total %d of %d%n", each, total, LIMIT);
+        assertThat(total).as("total over a window, within 5 %% of the limit").isBetween(95L, 105L);
+        each.values().forEach(count -> assertThat(count).as("each region keeps about a third").isBetween(28L, 38L));
+        REGIONS.forEach(region -> assertThat(lastShare(run, region)).isBetween(33L, 34L));
+        assertNoServerErrors(run);
+    }
+
+    @Test
+    @Order(4)
+    void sharesHoldWhileTheRebalancerIsStoppedAndItResumesFromItsStateWhenRestarted() {
+        traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(12));
+        rebalancer.close();
+        List<PacedTraffic.Response> stopped = traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(6));
+        Health stale = health("us-east-1");
+        rebalancer = RegionRebalancerApplication.start(settings());
+        List<PacedTraffic.Response> restarting = new ArrayList<>();
+        long restartedAt = System.nanoTime();
+        while (Boolean.TRUE.equals(health("us-east-1").getDetails().get("sharesStale"))
+                && System.nanoTime() - restartedAt < Duration.ofSeconds(60).toNanos()) {
+            restarting.addAll(traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(1)));
+        }
+        double heardAfter = (System.nanoTime() - restartedAt) / 1e9;
+        // Rebalancing again from the state it restored: the share it had published stays, nothing flips to default.
+        List<PacedTraffic.Response> restarted = traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(6));
+        System.out.printf("regions, rebalancer stopped: share seen %s; health %s; restarted: heard again after "
+                + "%.1f s, shares seen %s then %s%n", shares(stopped), stale.getDetails(), heardAfter,
+                shares(restarting), shares(restarted));
+        assertThat(shares(stopped)).as("shares while the rebalancer is stopped").containsOnly(HOT_SHARE);
+        assertThat(stale.getStatus().getCode()).isEqualTo("UP");
+        assertThat(stale.getDetails()).containsEntry("sharesStale", true);
+        assertThat(shares(restarted)).as("shares after the restart: resumed, not reset").containsOnly(HOT_SHARE);
+        assertThat(health("us-east-1").getDetails()).containsEntry("sharesStale", false);
+        assertThat(shares(restarting)).containsOnly(HOT_SHARE);
+        assertNoServerErrors(stopped);
+        assertNoServerErrors(restarting);
+        assertNoServerErrors(restarted);
+    }
+
+    @Test
+    @Order(5)
+    void withKafkaGoneTheRegionsKeepLimitingOnTheirLastShares() {
+        // The rebalancer first, while it can still close cleanly (with the broker gone it would wait out its timeout).
+        rebalancer.close();
+        rebalancer = null;
+        BrokerServer broker = kafka.getCluster().brokers().values().iterator().next();
+        broker.shutdown();
+        broker.awaitShutdown();
+        List<PacedTraffic.Response> run = traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(8));
+        long admitted = PacedTraffic.admitted(run, "us-east-1", 0, 8_000);
+        System.out.printf("regions, Kafka gone: statuses %s, shares %s, admitted %d in 8 s%n", statuses(run),
+                shares(run), admitted);
+        assertThat(shares(run)).containsOnly(HOT_SHARE);
+        assertThat(statuses(run).keySet()).containsOnly(200, 429);
+        assertThat(admitted).as("still limited to the region's share").isLessThanOrEqualTo(HOT_SHARE);
+        assertThat(health("us-east-1").getDetails()).containsEntry("sharesStale", true);
+    }
+
+    private static List<PacedTraffic.Response> traffic(Map<String, Double> perSecond, String apiKey,
+            Duration duration) {
+        return new PacedTraffic(System.currentTimeMillis()).run(ports, perSecond, apiKey, duration);
+    }
+
+    private static Health health(String region) {
+        return gateways.get(region).getBean("regionSharesHealthIndicator", HealthIndicator.class).health();
+    }
+
+    private static long lastShare(List<PacedTraffic.Response> run, String region) {
+        return run.stream().filter(r -> r.region().equals(region) && r.share() > 0)
+                .reduce((first, second) -> second).map(PacedTraffic.Response::share).orElse(-1L);
+    }
+
+    private static java.util.Set<Long> shares(List<PacedTraffic.Response> run) {
+        return run.stream().map(PacedTraffic.Response::share).collect(java.util.stream.Collectors.toSet());
+    }
+
+    private static Map<Integer, Long> statuses(List<PacedTraffic.Response> run) {
+        Map<Integer, Long> statuses = new java.util.TreeMap<>();
+        run.forEach(r -> statuses.merge(r.status(), 1L, Long::sum));
+        return statuses;
+    }
+
+    private static void assertNoServerErrors(List<PacedTraffic.Response> run) {
+        assertThat(statuses(run).keySet()).as("statuses").isSubsetOf(200, 429);
+    }
+}
