@@ -66,8 +66,9 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RuleSetFactory rateLimitRuleSetFactory(RateLimitProperties properties, ClientIdKeyring clientIds) {
-        return new RuleSetFactory(properties, clientIds);
+    RuleSetFactory rateLimitRuleSetFactory(RateLimitProperties properties, ClientIdKeyring clientIds,
+            ObjectProvider<RegionShares> regions) {
+        return new RuleSetFactory(properties, clientIds, regions.getIfAvailable());
     }
 
     @Bean

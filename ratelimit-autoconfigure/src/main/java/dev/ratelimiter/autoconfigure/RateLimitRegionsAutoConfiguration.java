@@ -1,23 +1,21 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.RegionUsage;
 import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.kafka.RegionKafkaClients;
 import dev.ratelimiter.kafka.RegionShareListener;
 import dev.ratelimiter.kafka.RegionUsagePublisher;
-import dev.ratelimiter.kafka.TelemetryProducerConfig;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -49,15 +47,28 @@ public final class RateLimitRegionsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RegionShares rateLimitRegionShares(RegionProperties properties) {
-        Map<String, Double> weights = properties.getWeights().isEmpty() ? Map.of(properties.getLocal(), 1.0)
-                : properties.getWeights();
-        return new RegionShares(properties.getLocal(), weights);
+        if (properties.getWeights().size() < 2) {
+            // One region alone would enforce each global limit whole here, beside the others doing the same.
+            throw new InvalidLimitException("ratelimit.regions.weights", "ratelimit.regions.local is '"
+                    + properties.getLocal() + "', but ratelimit.regions.weights lists " + properties.getWeights()
+                    .keySet() + ": list every region with its weight (the same in every region), e.g. "
+                    + "{us-east-1: 1, eu-central-1: 1, ap-southeast-1: 1}, or leave ratelimit.regions.local unset.");
+        }
+        return new RegionShares(properties.getLocal(), properties.getWeights());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    RegionUsage rateLimitRegionUsage(RuleSetHolder rules, RegionProperties properties) {
-        return new RegionUsage(rules, properties.getMaxKeys());
+    RegionUsage rateLimitRegionUsage(RuleSetHolder rules, RegionShares shares, RegionProperties properties,
+            ObjectProvider<MeterRegistry> registries) {
+        RegionUsage usage = new RegionUsage(rules, shares, properties.getMaxKeys());
+        registries.ifAvailable(registry -> {
+            Gauge.builder("ratelimit.region.usage.buckets", usage, RegionUsage::keys)
+                    .description("Global buckets counted this interval").register(registry);
+            FunctionCounter.builder("ratelimit.region.usage.overflow", usage, RegionUsage::overflow)
+                    .description("Verdicts of global buckets not counted: the count was full").register(registry);
+        });
+        return usage;
     }
 
     /** Usage out and shares in, through this region's Kafka cluster. */
@@ -81,25 +92,22 @@ public final class RateLimitRegionsAutoConfiguration {
 
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnMissingBean
-        RegionUsagePublisher rateLimitRegionUsagePublisher(RegionUsage usage, RegionProperties properties,
-                Environment environment, ObjectProvider<MeterRegistry> registries) {
+        RegionUsagePublisher rateLimitRegionUsagePublisher(RegionUsage usage, RegionShares shares,
+                ClientIdKeyring clientIds, RegionProperties properties, Environment environment,
+                ObjectProvider<MeterRegistry> registries) {
             RegionProperties.Kafka kafka = properties.getKafka();
-            Map<String, Object> config = TelemetryProducerConfig.of(servers(properties, environment),
-                    "ratelimit-region-usage", 50, 10_000, kafka.getProducer());
-            RegionUsagePublisher publisher = new RegionUsagePublisher(usage,
-                    new KafkaProducer<String, String>(config), kafka.getUsageTopic(),
-                    properties.getLocal(),
-                    // host:pid, and a random part: two gateways of one region in one JVM (tests) report apart.
-                    RateLimitEventsAutoConfiguration.defaultInstance() + ":"
-                            + Long.toHexString(new Random().nextLong()),
-                    properties.getUsageInterval(), Clock.systemUTC());
+            // host:pid, and a random part: two gateways of one region in one JVM (tests) report apart.
+            String instance = RateLimitEventsAutoConfiguration.defaultInstance() + ":"
+                    + Long.toHexString(new Random().nextLong());
+            RegionUsagePublisher publisher = new RegionUsagePublisher(usage, RegionKafkaClients.producer(
+                    servers(properties, environment), kafka.getProducer()), kafka.getUsageTopic(),
+                    new RegionUsagePublisher.Reporter(properties.getLocal(), instance, shares.fingerprint(),
+                            clientIds.current().scheme()), properties.getUsageInterval(), Clock.systemUTC());
             registries.ifAvailable(registry -> {
                 FunctionCounter.builder("ratelimit.region.usage", publisher, RegionUsagePublisher::sent)
                         .tag("result", "sent").description("Usage records Kafka acknowledged").register(registry);
                 FunctionCounter.builder("ratelimit.region.usage", publisher, RegionUsagePublisher::failed)
                         .tag("result", "failed").description("Usage records Kafka could not take").register(registry);
-                Gauge.builder("ratelimit.region.usage.buckets", usage, RegionUsage::keys)
-                        .description("Global buckets counted this interval").register(registry);
             });
             return publisher;
         }
@@ -108,18 +116,10 @@ public final class RateLimitRegionsAutoConfiguration {
         @ConditionalOnMissingBean
         RegionShareListener rateLimitRegionShareListener(RegionShares shares, RegionProperties properties,
                 Environment environment, ObjectProvider<MeterRegistry> registries) {
-            RegionProperties.Kafka kafka = properties.getKafka();
-            Map<String, Object> config = new HashMap<>();
-            config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers(properties, environment));
-            config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            config.put(ConsumerConfig.CLIENT_ID_CONFIG, "ratelimit-region-shares");
-            // The topic is the operator's to create (compacted); a consumer must not create a plain one by asking.
-            config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-            config.putAll(kafka.getConsumer());
-            RegionShareListener listener = new RegionShareListener(
-                    new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()),
-                    kafka.getSharesTopic(), shares, properties.getStaleAfter(), Clock.systemUTC());
+            RegionShareListener listener = new RegionShareListener(RegionKafkaClients.consumer(
+                    servers(properties, environment), properties.getKafka().getConsumer()),
+                    properties.getKafka().getSharesTopic(), shares, properties.getFloor(), properties.getStaleAfter(),
+                    Clock.systemUTC());
             registries.ifAvailable(registry -> {
                 Gauge.builder("ratelimit.region.shares.moved", shares, RegionShares::moved)
                         .description("Global buckets whose share here is not the default split").register(registry);

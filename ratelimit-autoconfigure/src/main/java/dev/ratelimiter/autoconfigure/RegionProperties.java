@@ -27,6 +27,13 @@ public class RegionProperties {
     private Map<String, Double> weights = new LinkedHashMap<>();
 
     /**
+     * The least part of each global limit the rebalancer leaves a region (its FLOOR; keep the two equal). An
+     * instance holds each global bucket to it until it has read the shares topic to its end (or stale-after has
+     * passed), since until then it cannot know which buckets the rebalancer moved quota away from this region.
+     */
+    private double floor = 0.05;
+
+    /**
      * How often each instance publishes what it admitted and refused per global bucket.
      */
     private Duration usageInterval = Duration.ofSeconds(5);
@@ -58,6 +65,14 @@ public class RegionProperties {
 
     public void setWeights(Map<String, Double> weights) {
         this.weights = weights;
+    }
+
+    public double getFloor() {
+        return floor;
+    }
+
+    public void setFloor(double floor) {
+        this.floor = floor;
     }
 
     public Duration getUsageInterval() {

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.PolicyNames;
+import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuntimeRules;
@@ -22,6 +23,7 @@ final class RuleSetFactory {
 
     private final RateLimitProperties properties;
     private final ClientIdKeyring keyring;
+    private final RegionShares regions;
 
     /** A factory matching API keys by the unkeyed hash, as without a configured secret. */
     RuleSetFactory(RateLimitProperties properties) {
@@ -29,8 +31,14 @@ final class RuleSetFactory {
     }
 
     RuleSetFactory(RateLimitProperties properties, ClientIdKeyring keyring) {
+        this(properties, keyring, null);
+    }
+
+    /** @param regions the regions global rules are split between, or null */
+    RuleSetFactory(RateLimitProperties properties, ClientIdKeyring keyring, RegionShares regions) {
         this.properties = properties;
         this.keyring = keyring;
+        this.regions = regions;
     }
 
     /** The hashes API keys are matched by. */
@@ -85,6 +93,9 @@ final class RuleSetFactory {
         applyControl(runtime.control(), rules);
         RuleSet built = rules.build();
         built.rules().values().forEach(rule -> knownTiers.addAll(rule.match().tiers()));
+        if (regions != null) {
+            built.rules().values().forEach(regions::requireSplittable);
+        }
         if (!knownTiers.isEmpty() && !knownTiers.contains(properties.getDefaultTier())) {
             throw new InvalidLimitException("ratelimit.default-tier", "ratelimit.default-tier is '"
                     + properties.getDefaultTier() + "', but no tier of that name is configured (configured: "

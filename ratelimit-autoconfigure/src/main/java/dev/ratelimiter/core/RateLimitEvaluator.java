@@ -26,6 +26,7 @@ public final class RateLimitEvaluator {
 
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
     private final Set<String> neverPass = ConcurrentHashMap.newKeySet();
+    private final Set<String> wholeGlobal = ConcurrentHashMap.newKeySet();
 
     /**
      * @param clientIds the hash that names buckets (every part of a bucket key that comes from a request)
@@ -91,7 +92,16 @@ public final class RateLimitEvaluator {
                 BucketKey bucket = bucketOf(clientIds, rule, request);
                 // A global rule holds this region's share of its limit; the cost stays the rule's (never clamped to
                 // a small share, which would let a costly request through at a discount).
-                Rule inRegion = regions != null && rule.scope() == Scope.GLOBAL ? regions.ruleFor(rule, bucket) : rule;
+                Rule inRegion = rule;
+                if (rule.scope() == Scope.GLOBAL) {
+                    if (regions != null) {
+                        inRegion = regions.ruleFor(rule, bucket);
+                    }
+                    else if (wholeGlobal.add(rule.id())) {
+                        logger.warn("Rule '{}' is global, but ratelimit.regions is not configured: it is enforced "
+                                + "whole in this region, as a regional rule.", rule.id());
+                    }
+                }
                 int cost = rule.costOf(request);
                 if (cost > rule.limit().quota()) {
                     warnNeverPasses(rule, request, cost);

@@ -29,6 +29,8 @@ public final class RegionShares {
     private final Map<String, Rule[]> defaults = new ConcurrentHashMap<>();
     private volatile Instant lastHeard;
     private volatile long updates;
+    /** Part of a limit a bucket holds while the shares topic has not been read to its end (see {@link #awaitShares}). */
+    private volatile double startupFloor = -1;
 
     /**
      * @param region this instance's region
@@ -53,6 +55,39 @@ public final class RegionShares {
         this.self = regions.indexOf(region);
     }
 
+    /**
+     * The regions and weights as text ({@code ap-southeast-1=1.0,eu-central-1=1.0,us-east-1=1.0}), carried by every
+     * record between the regions and the rebalancer: a record made under other settings is refused, since its
+     * shares and this region's default split would not sum to the limit together.
+     */
+    public String fingerprint() {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < regions.size(); i++) {
+            text.append(i == 0 ? "" : ",").append(regions.get(i)).append('=').append(weights[i]);
+        }
+        return text.toString();
+    }
+
+    /**
+     * Until {@link #sharesRead} is called, buckets without a share hold only {@code floor} of their limit (at least 1),
+     * not their default split: an instance just started does not yet know which buckets the rebalancer moved quota
+     * away from this region, and the default split beside the other regions' grown shares could exceed the limit.
+     * The floor is the least any region is ever given (the rebalancer's {@code FLOOR}).
+     */
+    public void awaitShares(double floor) {
+        startupFloor = floor;
+    }
+
+    /** The shares topic has been read to its end (or given up on): buckets without a share take the default split. */
+    public void sharesRead() {
+        startupFloor = -1;
+    }
+
+    /** Whether buckets are still held to the floor until the shares topic is read. */
+    public boolean awaitingShares() {
+        return startupFloor >= 0;
+    }
+
     /** One region holding every limit whole: what an instance without region settings is. */
     public static RegionShares single(String region) {
         return new RegionShares(region, Map.of(region, 1.0));
@@ -70,6 +105,23 @@ public final class RegionShares {
     /** {@code quota} split between the regions by weight. */
     public long[] defaultSplit(long quota) {
         return QuotaSplit.byWeight(quota, weights);
+    }
+
+    /** This region's part of the default split of {@code quota}. */
+    public long defaultShare(long quota) {
+        return defaultSplit(quota)[self];
+    }
+
+    /**
+     * Refuses a global rule these regions cannot split: each region needs at least one of its quota, or its bucket
+     * would be raised to 1 and the regions together would allow more than the limit.
+     */
+    public void requireSplittable(Rule rule) {
+        if (rule.scope() == Scope.GLOBAL && regions.size() > 1 && rule.limit().quota() < regions.size()) {
+            throw new InvalidLimitException("scope", "rule '" + rule.id() + "' is global over " + regions.size()
+                    + " regions, but its quota " + rule.limit().quota() + " cannot give each region 1 of it; raise "
+                    + "the limit to at least " + regions.size() + " or use scope regional.");
+        }
     }
 
     /** The name a bucket's share is published under: its store partition and name, both already hashed or valid. */
@@ -94,9 +146,14 @@ public final class RegionShares {
             }
             return made[1];
         }
+        double floor = startupFloor;
+        if (floor >= 0) {
+            long quota = rule.limit().quota();
+            return rule.withLimit(rule.limit().share(Math.min(defaultShare(quota), (long) Math.floor(quota * floor))));
+        }
         Rule[] made = defaults.get(rule.id());
         if (made == null || made[0] != rule) {
-            made = new Rule[] { rule, rule.withLimit(rule.limit().share(defaultSplit(rule.limit().quota())[self])) };
+            made = new Rule[] { rule, rule.withLimit(rule.limit().share(defaultShare(rule.limit().quota()))) };
             defaults.put(rule.id(), made);
         }
         return made[1];

@@ -17,21 +17,28 @@ import java.util.function.Supplier;
 public final class RegionUsage implements VerdictListener {
 
     /** One bucket's usage over one interval. */
+    /**
+     * @param quiet the bucket is on its default share, refusing nothing, using under half of it: it will not be
+     * reported again while it stays so, and its usage stands until then
+     */
     public record Report(String key, String rule, long quota, long windowMillis, long share, long admitted,
-            long refused) {
+            long refused, boolean quiet) {
     }
 
     private final Supplier<RuleSet> rules;
+    private final RegionShares shares;
     private final int maxKeys;
     private final Map<String, Counts> counts = new ConcurrentHashMap<>();
     private final AtomicLong overflow = new AtomicLong();
 
     /**
      * @param rules the rules in force, whose whole limits the reports carry (a request sees its region's share)
+     * @param shares this region's shares: a quiet bucket on its default share is not reported
      * @param maxKeys buckets counted at once; a bucket beyond them is not counted (and keeps the default split)
      */
-    public RegionUsage(Supplier<RuleSet> rules, int maxKeys) {
+    public RegionUsage(Supplier<RuleSet> rules, RegionShares shares, int maxKeys) {
         this.rules = rules;
+        this.shares = shares;
         this.maxKeys = maxKeys;
     }
 
@@ -71,10 +78,13 @@ public final class RegionUsage implements VerdictListener {
     }
 
     /**
-     * The usage since the last drain, and the counters reset. A bucket idle for a whole interval is reported once
-     * with zeros (so the rebalancer learns its traffic here stopped) and then forgotten.
+     * The usage of the last {@code intervalMillis} (since the last drain), and the counters reset. A bucket idle for a
+     * whole interval is reported once with zeros (so the rebalancer learns its traffic here stopped) and then
+     * forgotten. A quiet bucket — on its default share, refusing nothing, using less than half of it — is not
+     * reported either (after one report saying so): most buckets of a global rule never need quota moved, and
+     * their reports would be most of the traffic between regions.
      */
-    public List<Report> drain() {
+    public List<Report> drain(long intervalMillis) {
         RuleSet ruleSet = rules.get();
         List<Report> reports = new ArrayList<>();
         counts.forEach((key, bucket) -> {
@@ -88,8 +98,15 @@ public final class RegionUsage implements VerdictListener {
                 }
             }
             bucket.idle = admitted + refused == 0;
-            reports.add(new Report(key, bucket.rule, rule.limit().quota(), rule.limit().window().toMillis(),
-                    bucket.share, admitted, refused));
+            long quota = rule.limit().quota();
+            long windowMillis = rule.limit().window().toMillis();
+            boolean quiet = refused == 0 && bucket.share == shares.defaultShare(quota)
+                    && admitted * 2.0 * windowMillis < (double) bucket.share * intervalMillis;
+            if (quiet && bucket.quiet) {
+                return;
+            }
+            bucket.quiet = quiet;
+            reports.add(new Report(key, bucket.rule, quota, windowMillis, bucket.share, admitted, refused, quiet));
         });
         return reports;
     }
@@ -112,6 +129,8 @@ public final class RegionUsage implements VerdictListener {
         volatile long share;
         /** Reported with zeros at the last drain: forgotten at the next one unless used meanwhile. */
         boolean idle;
+        /** Reported as quiet at the last drain: not reported again while it stays so. */
+        boolean quiet;
 
         Counts(String rule) {
             this.rule = rule;

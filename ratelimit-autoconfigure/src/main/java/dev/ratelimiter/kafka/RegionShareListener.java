@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.RegionShares;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -34,7 +35,10 @@ public final class RegionShareListener implements AutoCloseable {
     private static final Logger logger = LoggerFactory.getLogger(RegionShareListener.class);
     private static final JsonMapper json = JsonMapper.builder().build();
 
-    private final Consumer<String, String> consumer;
+    private final Supplier<Consumer<String, String>> consumers;
+    private volatile Consumer<String, String> consumer;
+    private Map<TopicPartition, Long> endOffsets;
+    private final long startedNanos = System.nanoTime();
     private final String topic;
     private final RegionShares shares;
     private final Duration staleAfter;
@@ -45,9 +49,15 @@ public final class RegionShareListener implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean assigned;
 
-    public RegionShareListener(Consumer<String, String> consumer, String topic, RegionShares shares,
-            Duration staleAfter, Clock clock) {
-        this.consumer = consumer;
+    /**
+     * @param consumers makes the consumer, on the listener's thread (a Kafka that cannot be resolved must not stop
+     * the start-up)
+     * @param floor what a bucket holds until the topic has been read to its end, or {@code staleAfter} has passed
+     */
+    public RegionShareListener(Supplier<Consumer<String, String>> consumers, String topic, RegionShares shares,
+            double floor, Duration staleAfter, Clock clock) {
+        this.consumers = consumers;
+        shares.awaitShares(floor);
         this.topic = topic;
         this.shares = shares;
         this.staleAfter = staleAfter;
@@ -63,6 +73,10 @@ public final class RegionShareListener implements AutoCloseable {
     private void run() {
         while (running) {
             try {
+                giveUpWaitingAfterStaleAfter();
+                if (consumer == null) {
+                    consumer = consumers.get();
+                }
                 if (!assigned) {
                     assign();
                 }
@@ -70,6 +84,7 @@ public final class RegionShareListener implements AutoCloseable {
                     for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
                         apply(record.key(), record.value());
                     }
+                    noteCaughtUp();
                 }
             }
             catch (org.apache.kafka.common.errors.WakeupException | org.apache.kafka.common.errors.InterruptException ex) {
@@ -92,8 +107,31 @@ public final class RegionShareListener implements AutoCloseable {
         List<TopicPartition> all = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
         consumer.assign(all);
         consumer.seekToBeginning(all);
+        endOffsets = consumer.endOffsets(all, Duration.ofSeconds(5));
         assigned = true;
         logger.info("Reading region shares from {} ({} partitions)", topic, all.size());
+    }
+
+    /** Read up to where the topic ended when it was assigned: the shares in force are known. */
+    private void noteCaughtUp() {
+        if (!shares.awaitingShares() || endOffsets == null) {
+            return;
+        }
+        for (Map.Entry<TopicPartition, Long> end : endOffsets.entrySet()) {
+            if (consumer.position(end.getKey(), Duration.ofSeconds(1)) < end.getValue()) {
+                return;
+            }
+        }
+        shares.sharesRead();
+        logger.info("Region shares read: {} buckets hold a moved share here", shares.moved());
+    }
+
+    private void giveUpWaitingAfterStaleAfter() {
+        if (shares.awaitingShares() && System.nanoTime() - startedNanos > staleAfter.toNanos()) {
+            shares.sharesRead();
+            logger.warn("The region shares topic {} could not be read within {}: global rules use the default split "
+                    + "until its shares arrive", topic, staleAfter);
+        }
     }
 
     private void pause() {
@@ -129,15 +167,26 @@ public final class RegionShareListener implements AutoCloseable {
                 return;
             }
             long quota = record.path("quota").asLong(0);
+            if (!shares.fingerprint().equals(record.path("regions").asString(""))) {
+                throw new IllegalArgumentException("shares of regions " + record.path("regions").asString("?")
+                        + ", but this region's settings are " + shares.fingerprint());
+            }
             Map<String, Long> amounts = new HashMap<>();
             long sum = 0;
             for (var entry : record.path("shares").properties()) {
-                long amount = entry.getValue().asLong(-1);
-                if (amount < 0) {
-                    throw new IllegalArgumentException("share of " + entry.getKey() + " is not a whole number");
+                JsonNode amount = entry.getValue();
+                if (!amount.isIntegralNumber() || !amount.canConvertToLong() || amount.asLong() < 1) {
+                    throw new IllegalArgumentException("the share of " + entry.getKey() + " is not a whole number "
+                            + "of at least 1");
                 }
-                amounts.put(entry.getKey(), amount);
-                sum += amount;
+                amounts.put(entry.getKey(), amount.asLong());
+                sum = Math.addExact(sum, amount.asLong());
+            }
+            // Every region, each at least 1: a region left out (or at 0) would be on its default split beside the
+            // others' moved shares, which together can exceed the limit.
+            if (!amounts.keySet().equals(new java.util.HashSet<>(shares.regions()))) {
+                throw new IllegalArgumentException("shares for " + amounts.keySet() + ", not for every region of "
+                        + shares.regions());
             }
             if (quota < 1 || sum > quota) {
                 throw new IllegalArgumentException("shares sum to " + sum + " of a limit of " + quota);
@@ -169,13 +218,19 @@ public final class RegionShareListener implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        consumer.wakeup();
+        Consumer<String, String> made = consumer;
+        if (made != null) {
+            made.wakeup();
+        }
+        thread.interrupt();
         try {
             thread.join(5_000);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-        consumer.close(Duration.ofSeconds(2));
+        if (consumer != null) {
+            consumer.close(Duration.ofSeconds(2));
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.JsonText;
 import dev.ratelimiter.core.RegionUsage;
@@ -18,17 +19,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Every interval, sends what this instance admitted and refused per global bucket to the usage topic, one record per
  * bucket keyed by its share key (so one bucket's records stay in order in one partition). Runs on a thread of its
- * own; a Kafka that cannot take records costs the records of that interval (counted), never a request.
+ * own, and makes its producer there, lazily: a Kafka that cannot be resolved or reached costs the records of that
+ * interval (counted), never the start-up or a request.
  */
 public final class RegionUsagePublisher implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(RegionUsagePublisher.class);
 
+    /** Who is reporting, and under which settings: every record says so. */
+    public record Reporter(String region, String instance, String regions, String clientIds) {
+    }
+
     private final RegionUsage usage;
-    private final Producer<String, String> producer;
+    private final Supplier<Producer<String, String>> producers;
     private final String topic;
-    private final String region;
-    private final String instance;
+    private final Reporter reporter;
     private final Duration interval;
     private final Clock clock;
     private final AtomicLong sent = new AtomicLong();
@@ -38,22 +43,24 @@ public final class RegionUsagePublisher implements AutoCloseable {
         named.setDaemon(true);
         return named;
     });
+    private Producer<String, String> producer;
+    private long lastDrainMillis;
     private volatile boolean failing;
 
-    public RegionUsagePublisher(RegionUsage usage, Producer<String, String> producer, String topic, String region,
-            String instance, Duration interval, Clock clock) {
+    public RegionUsagePublisher(RegionUsage usage, Supplier<Producer<String, String>> producers, String topic,
+            Reporter reporter, Duration interval, Clock clock) {
         this.usage = usage;
-        this.producer = producer;
+        this.producers = producers;
         this.topic = topic;
-        this.region = region;
-        this.instance = instance;
+        this.reporter = reporter;
         this.interval = interval;
         this.clock = clock;
+        this.lastDrainMillis = clock.millis();
     }
 
     public void start() {
         long millis = interval.toMillis();
-        thread.scheduleAtFixedRate(this::publishSafely, millis, millis, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::publishSafely, millis, millis, TimeUnit.MILLISECONDS);
     }
 
     private void publishSafely() {
@@ -61,35 +68,56 @@ public final class RegionUsagePublisher implements AutoCloseable {
             publish();
         }
         catch (RuntimeException ex) {
-            logger.warn("Region usage could not be published: {}", ex.toString());
+            failed(ex);
         }
     }
 
-    /** Sends one interval's usage; visible for tests that drive the interval themselves. */
+    /** Sends the usage since the last call; visible for tests that drive the interval themselves. */
     public void publish() {
-        List<RegionUsage.Report> reports = usage.drain();
         long now = clock.millis();
-        for (RegionUsage.Report report : reports) {
+        // The time that passed, not the interval configured: a late run must not report a longer span as one interval.
+        long elapsed = Math.max(1, now - lastDrainMillis);
+        lastDrainMillis = now;
+        List<RegionUsage.Report> reports = usage.drain(elapsed);
+        if (reports.isEmpty()) {
+            return;
+        }
+        if (producer == null) {
             try {
-                producer.send(new ProducerRecord<>(topic, null, now, report.key(), json(report, now)),
+                producer = producers.get();
+            }
+            catch (RuntimeException ex) {
+                failed.addAndGet(reports.size());
+                failed(ex);
+                return;
+            }
+        }
+        for (int i = 0; i < reports.size(); i++) {
+            RegionUsage.Report report = reports.get(i);
+            try {
+                producer.send(new ProducerRecord<>(topic, null, now, report.key(), json(report, elapsed, now)),
                         (metadata, failure) -> {
                             if (failure == null) {
                                 sent.incrementAndGet();
                                 failing = false;
                             }
                             else {
+                                failed.incrementAndGet();
                                 failed(failure);
                             }
                         });
             }
             catch (RuntimeException ex) {
+                // Kafka cannot take records now (no metadata within max.block.ms): the rest of this interval would
+                // wait as long each, so it is dropped, counted; the next interval tries again.
+                failed.addAndGet(reports.size() - i);
                 failed(ex);
+                return;
             }
         }
     }
 
     private void failed(Throwable failure) {
-        failed.incrementAndGet();
         if (!failing) {
             failing = true;
             logger.warn("Region usage cannot reach Kafka (topic {}): {}; shares stay as they are until it can",
@@ -97,12 +125,16 @@ public final class RegionUsagePublisher implements AutoCloseable {
         }
     }
 
-    String json(RegionUsage.Report report, long now) {
-        StringBuilder json = new StringBuilder(256);
+    String json(RegionUsage.Report report, long elapsedMillis, long now) {
+        StringBuilder json = new StringBuilder(320);
         json.append("{\"region\":");
-        JsonText.quote(json, region);
+        JsonText.quote(json, reporter.region());
         json.append(",\"instance\":");
-        JsonText.quote(json, instance);
+        JsonText.quote(json, reporter.instance());
+        json.append(",\"regions\":");
+        JsonText.quote(json, reporter.regions());
+        json.append(",\"ids\":");
+        JsonText.quote(json, reporter.clientIds());
         json.append(",\"rule\":");
         JsonText.quote(json, report.rule());
         json.append(",\"bucket\":");
@@ -112,7 +144,8 @@ public final class RegionUsagePublisher implements AutoCloseable {
                 .append(",\"share\":").append(report.share())
                 .append(",\"admitted\":").append(report.admitted())
                 .append(",\"refused\":").append(report.refused())
-                .append(",\"intervalMs\":").append(interval.toMillis())
+                .append(",\"quiet\":").append(report.quiet())
+                .append(",\"intervalMs\":").append(elapsedMillis)
                 .append(",\"at\":").append(now).append('}');
         return json.toString();
     }
@@ -122,7 +155,7 @@ public final class RegionUsagePublisher implements AutoCloseable {
         return sent.get();
     }
 
-    /** Records Kafka could not take. */
+    /** Records Kafka could not take, or that were dropped because it could not. */
     public long failed() {
         return failed.get();
     }
@@ -130,7 +163,15 @@ public final class RegionUsagePublisher implements AutoCloseable {
     @Override
     public void close() {
         thread.shutdownNow();
-        // Closing sends what is buffered, for at most a moment: shutting down must not wait on a broker that is gone.
-        producer.close(Duration.ofSeconds(2));
+        try {
+            thread.awaitTermination(2, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        if (producer != null) {
+            // Closing sends what is buffered, for a moment at most: shutting down must not wait on a broker gone.
+            producer.close(Duration.ofSeconds(2));
+        }
     }
 }

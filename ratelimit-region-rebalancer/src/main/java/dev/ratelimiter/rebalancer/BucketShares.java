@@ -17,6 +17,15 @@ public final class BucketShares {
 
         /** When the rebalancer received it (its own clock: regions' clocks may disagree). */
         public long seenAt;
+
+        /** The share the instance was enforcing: how the rebalancer knows a shrink has been applied. */
+        public long share;
+
+        /** Reported as quiet: the instance will not report again while it stays so; the report stands. */
+        public boolean quiet;
+
+        /** Whether the instance still had traffic: silence after that is lost contact, not idleness. */
+        public boolean active;
     }
 
     public String rule;
@@ -39,4 +48,7 @@ public final class BucketShares {
 
     /** Incremented by each publication, so a reader can tell records apart. */
     public long version;
+
+    /** A record of an earlier limit of this bucket is on the topic: to be removed when the bucket leaves. */
+    public boolean leftover;
 }

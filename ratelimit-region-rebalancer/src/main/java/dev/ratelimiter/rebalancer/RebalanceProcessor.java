@@ -48,6 +48,8 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
     private ProcessorContext<String, String> context;
     private KeyValueStore<String, String> store;
     private long skipped;
+    private String clientIds;
+    private long mismatches;
 
     RebalanceProcessor(RebalancerSettings settings) {
         this.settings = settings;
@@ -78,6 +80,12 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
         if (key == null || !key.contains("/") || !settings.regions().contains(region)) {
             throw new IllegalArgumentException("no bucket key, or a region not among " + settings.regions());
         }
+        if (!settings.fingerprint().equals(usage.path("regions").asString(""))) {
+            // Shares computed here and that region's default split would not sum to the limit together.
+            throw new IllegalArgumentException("usage under regions " + usage.path("regions").asString("?")
+                    + ", but the rebalancer's REGIONS are " + settings.fingerprint());
+        }
+        noteClientIds(usage.path("ids").asString(""), region);
         long quota = usage.path("quota").asLong(0);
         long windowMs = usage.path("windowMs").asLong(0);
         long intervalMs = usage.path("intervalMs").asLong(0);
@@ -88,19 +96,25 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
         }
         BucketShares bucket = load(key);
         if (bucket == null || bucket.quota != quota || bucket.windowMs != windowMs) {
+            boolean leftover = bucket != null && (bucket.published != null || bucket.leftover);
             if (bucket != null && bucket.published != null) {
-                // The limit changed: gateways put shares of another limit aside already; say so in the topic too.
-                context.forward(new Record<>(key, null, now));
+                // The limit changed. Gateways on the new limit put the old record aside; those still on the old one
+                // (the change is travelling) must not grow: the old record shrinks to its default split at most.
+                retire(key, bucket, now);
             }
             bucket = new BucketShares();
             bucket.quota = quota;
             bucket.windowMs = windowMs;
+            bucket.leftover = leftover;
         }
         bucket.rule = usage.path("rule").asString("");
         BucketShares.Report report = bucket.usage.computeIfAbsent(region, r -> new LinkedHashMap<>())
                 .computeIfAbsent(usage.path("instance").asString(""), i -> new BucketShares.Report());
         report.rate = (double) (admitted + refused) / intervalMs;
         report.seenAt = now;
+        report.share = usage.path("share").asLong(0);
+        report.quiet = usage.path("quiet").asBoolean(false);
+        report.active = admitted + refused > 0;
         bucket.lastUsage = now;
         save(key, bucket);
     }
@@ -116,15 +130,21 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
             if (bucket == null) {
                 continue;
             }
+            forgetSilentInstances(bucket, now);
             boolean idle = now - bucket.lastUsage >= settings.idleAfter().toMillis();
             double[] demand = idle ? null : demand(bucket, now);
-            // No fresh report from anywhere, yet not idle: usage is not arriving (a mirror lagging, this process just
-            // restarted). Hold the shares rather than read silence as no traffic.
+            // Not idle, yet no demand to go by: an instance that had traffic fell silent (its region's Kafka or
+            // mirror is down, or this process just restarted). Hold the shares rather than read silence as no
+            // traffic: that region may still be enforcing its share, and growing another beside it would exceed the
+            // limit.
             long[] next = !idle && demand == null ? null : step(bucket, demand, now);
             if (next != null) {
                 publish(key, bucket, next, now);
             }
             if (idle && bucket.published == null) {
+                if (bucket.leftover) {
+                    context.forward(new Record<>(key, null, now));
+                }
                 store.delete(key);
             }
             else {
@@ -134,26 +154,56 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
     }
 
     /**
-     * Each region's demand in tokens per window, from its instances' latest reports (stale ones forgotten); null when
-     * no report is fresh.
+     * Each region's demand in tokens per window, from its instances' latest reports; null when the shares must be
+     * held: no report at all, or an instance that still had traffic silent for {@code REPORT_TTL} (lost contact,
+     * not idle: an idle instance says so with a report of zeros, a quiet one with a quiet report). An instance
+     * silent for {@code IDLE_AFTER} is forgotten.
      */
     double[] demand(BucketShares bucket, long now) {
         List<String> regions = settings.regions();
         double[] demand = new double[regions.size()];
         long ttl = settings.reportTtl().toMillis();
-        boolean fresh = false;
+        boolean any = false;
+        boolean lost = false;
         for (int i = 0; i < regions.size(); i++) {
             Map<String, BucketShares.Report> reports = bucket.usage.get(regions.get(i));
             if (reports == null) {
                 continue;
             }
-            reports.values().removeIf(report -> now - report.seenAt > ttl);
             for (BucketShares.Report report : reports.values()) {
+                any = true;
+                lost |= report.active && !report.quiet && now - report.seenAt > ttl;
                 demand[i] += report.rate * bucket.windowMs;
-                fresh = true;
             }
         }
-        return fresh ? demand : null;
+        return any && !lost ? demand : null;
+    }
+
+    /** Instances silent for {@code IDLE_AFTER} are gone (scaled in, or their region lost for good). */
+    private void forgetSilentInstances(BucketShares bucket, long now) {
+        long forget = settings.idleAfter().toMillis();
+        bucket.usage.values().forEach(reports -> reports.values().removeIf(report -> now - report.seenAt > forget));
+    }
+
+    /**
+     * Whether every instance with traffic for this bucket has reported, since the last shrink, enforcing no more than
+     * {@code shares} allow its region: the shrink has arrived where it matters. An instance without traffic (no
+     * report, or a report of zeros) has nothing to enforce a share on.
+     */
+    boolean applied(BucketShares bucket, long[] shares) {
+        List<String> regions = settings.regions();
+        for (int i = 0; i < regions.size(); i++) {
+            Map<String, BucketShares.Report> reports = bucket.usage.get(regions.get(i));
+            if (reports == null) {
+                continue;
+            }
+            for (BucketShares.Report report : reports.values()) {
+                if (report.active && (report.seenAt < bucket.shrunkAt || report.share > shares[i])) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**
@@ -169,10 +219,30 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
             bucket.shrunkAt = now;
             return shrink;
         }
-        if (!Arrays.equals(target, current) && now - bucket.shrunkAt >= settings.growDelay().toMillis()) {
+        if (!Arrays.equals(target, current) && now - bucket.shrunkAt >= settings.growDelay().toMillis()
+                && applied(bucket, current)) {
             return target;
         }
         return null;
+    }
+
+    /** A bucket whose limit changed: its last record, shrunk to no more than the old limit's default split. */
+    private void retire(String key, BucketShares bucket, long now) {
+        long[] shrunk = QuotaSplit.min(bucket.published, allocator.defaults(bucket.quota));
+        if (!Arrays.equals(shrunk, bucket.published)) {
+            publish(key, bucket, shrunk, now);
+        }
+    }
+
+    private void noteClientIds(String ids, String region) {
+        if (clientIds == null) {
+            clientIds = ids;
+        }
+        else if (!clientIds.equals(ids) && mismatches++ % 1_000 == 0) {
+            log.warn("Region {} names buckets under client-id scheme {}, others under {}: a client's buckets differ "
+                    + "between regions and are not rebalanced together. Set the same ratelimit.client-id.secret "
+                    + "everywhere.", region, ids, clientIds);
+        }
     }
 
     private void publish(String key, BucketShares bucket, long[] shares, long now) {
@@ -189,6 +259,7 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
         }
         Map<String, Object> value = new LinkedHashMap<>();
         value.put("rule", bucket.rule);
+        value.put("regions", settings.fingerprint());
         value.put("quota", bucket.quota);
         value.put("shares", byRegion);
         value.put("version", bucket.version);

@@ -66,6 +66,14 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
         return new ArrayList<>(weights.keySet());
     }
 
+    /** The regions and weights as text, as the gateways write them: records of other settings are refused. */
+    public String fingerprint() {
+        StringBuilder text = new StringBuilder();
+        weights.forEach((region, weight) -> text.append(text.isEmpty() ? "" : ",").append(region).append('=')
+                .append((double) weight));
+        return text.toString();
+    }
+
     public ShareAllocator allocator() {
         return new ShareAllocator(weights.values().stream().mapToDouble(Double::doubleValue).toArray(), floor,
                 headroom);
@@ -80,8 +88,11 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
         }
         properties.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
                 LogAndContinueExceptionHandler.class.getName());
-        // Shares must go out when computed, not a commit interval later.
-        properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Math.min(1_000, interval.toMillis()));
+        // Exactly once: after a crash, the state restored and the shares on the topic agree (a record published but
+        // not in the restored state could otherwise be followed by a grow that never shrank it). Gateways read
+        // committed records only; the commit interval bounds the delay that adds.
+        properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Math.min(200, interval.toMillis()));
         // A stopped instance stays in the group until its session times out (Kafka Streams does not leave on close),
         // and no share moves meanwhile: 10 s rather than the default 45 s, so a restart or a failover resumes soon.
         properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);

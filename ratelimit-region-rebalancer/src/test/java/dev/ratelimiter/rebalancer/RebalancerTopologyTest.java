@@ -29,6 +29,11 @@ class RebalancerTopologyTest {
 
     private static final String BUCKET = "AAAAAAAAAAAAAAAAAAAAAA/api@t";
 
+    private static final String REGIONS = "a=1.0,b=1.0,c=1.0";
+
+    /** The share each region's gateways enforce: what the last record published gave them (applied at once). */
+    private final Map<String, Long> enforced = new java.util.HashMap<>();
+
     private final RebalancerSettings settings = new RebalancerSettings("unused:9092", "usage", "shares",
             "rebalancer-test", null, Map.of("a", 1.0, "b", 1.0, "c", 1.0), 0.05, 0.2, Duration.ofSeconds(1),
             Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5));
@@ -73,6 +78,33 @@ class RebalancerTopologyTest {
     }
 
     @Test
+    void aRegionStillEnforcingItsLargerShareHoldsBackTheGrowOfAnother() {
+        runHot("a", 6);
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < 8; tick++) {
+            enforced.put("a", 900L); // a's gateways never apply the shrink (a lagging mirror)
+            report("a", "a-1", 1, 0);
+            report("b", "b-1", 6, 28);
+            published.addAll(tick());
+        }
+        assertThat(published).as("the shrink only").isNotEmpty().allSatisfy(shares -> assertThat(shares[1])
+                .isLessThanOrEqualTo(50));
+    }
+
+    @Test
+    void aRegionThatFallsSilentWithTrafficHoldsTheShares() {
+        runHot("a", 6);
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < 8; tick++) {
+            report("b", "b-1", 6, 28); // a sends nothing at all: its Kafka is down, its traffic may go on
+            published.addAll(tick());
+        }
+        // a may be shrunk (its last report still counts until REPORT_TTL), but b never grows into what a may still
+        // be enforcing: no report from a says it applied the shrink.
+        assertThat(published).allSatisfy(shares -> assertThat(shares[1]).isLessThanOrEqualTo(50));
+    }
+
+    @Test
     void evenTrafficNeedsNoMoveAndPublishesNothing() {
         for (int tick = 0; tick < 6; tick++) {
             for (String region : List.of("a", "b", "c")) {
@@ -101,8 +133,9 @@ class RebalancerTopologyTest {
     void unusableUsageIsSkippedAndChangesNothing() {
         usage.pipeInput(BUCKET, "not json");
         usage.pipeInput(BUCKET, record("elsewhere", "x-1", 10, 100));
-        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"quota\":1000,\"windowMs\":60000,\"intervalMs\":1000,"
-                + "\"admitted\":-5,\"refused\":100}");
+        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"regions\":\"" + REGIONS + "\",\"quota\":1000,\"windowMs\":60000,"
+                + "\"intervalMs\":1000,\"admitted\":-5,\"refused\":100}");
+        usage.pipeInput(BUCKET, record("a", "a-1", 10, 100).replace(REGIONS, "a=1.0,b=1.0,c=2.0"));
         usage.pipeInput("no-slash", record("a", "a-1", 10, 100));
         usage.pipeInput(BUCKET, (String) null);
         assertThat(tick()).isEmpty();
@@ -111,10 +144,17 @@ class RebalancerTopologyTest {
     @Test
     void aChangedLimitStartsOverFromTheDefaultSplitOfTheNewLimit() {
         runHot("a", 6);
-        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"instance\":\"a-1\",\"rule\":\"api\",\"quota\":600,"
-                + "\"windowMs\":60000,\"intervalMs\":1000,\"admitted\":1,\"refused\":0}");
+        usage.pipeInput(BUCKET, "{\"region\":\"a\",\"instance\":\"a-1\",\"regions\":\"" + REGIONS + "\",\"rule\":"
+                + "\"api\",\"quota\":600,\"windowMs\":60000,\"intervalMs\":1000,\"admitted\":1,\"refused\":0}");
         List<KeyValue<String, String>> records = shares.readKeyValuesToList();
-        assertThat(records).extracting(r -> r.value).containsExactly((String) null);
+        // Gateways still on the old limit must not grow: its record shrinks to the old default split at most, and
+        // those on the new limit ignore it (another limit).
+        assertThat(records).singleElement().satisfies(record -> {
+            JsonNode value = Json.MAPPER.readTree(record.value);
+            assertThat(value.path("quota").asLong()).isEqualTo(1000);
+            assertThat(value.path("shares").path("a").asLong()).isEqualTo(334);
+            assertThat(value.path("shares").path("b").asLong()).isEqualTo(50);
+        });
     }
 
     @Test
@@ -141,10 +181,11 @@ class RebalancerTopologyTest {
         usage.pipeInput(BUCKET, record(region, instance, admitted, refused));
     }
 
-    private static String record(String region, String instance, long admitted, long refused) {
-        return "{\"region\":\"" + region + "\",\"instance\":\"" + instance + "\",\"rule\":\"api\",\"bucket\":\""
-                + BUCKET + "\",\"quota\":1000,\"windowMs\":60000,\"share\":333,\"admitted\":" + admitted
-                + ",\"refused\":" + refused + ",\"intervalMs\":1000,\"at\":0}";
+    private String record(String region, String instance, long admitted, long refused) {
+        return "{\"region\":\"" + region + "\",\"instance\":\"" + instance + "\",\"regions\":\"" + REGIONS
+                + "\",\"rule\":\"api\",\"bucket\":\"" + BUCKET + "\",\"quota\":1000,\"windowMs\":60000,\"share\":"
+                + enforced.getOrDefault(region, region.equals("a") ? 334L : 333L) + ",\"admitted\":" + admitted + ",\"refused\":" + refused
+                + ",\"intervalMs\":1000,\"at\":0}";
     }
 
     /** One interval: the shares published in it (heartbeats left out), region by region. */
@@ -155,12 +196,18 @@ class RebalancerTopologyTest {
             if (record.key.equals(RebalancerTopology.HEARTBEAT)) {
                 continue;
             }
+            if (record.value == null) {
+                enforced.clear(); // a tombstone: the default split
+                continue;
+            }
             assertThat(record.key).isEqualTo(BUCKET);
             JsonNode value = Json.MAPPER.readTree(record.value);
             assertThat(value.path("quota").asLong()).isEqualTo(1000);
             JsonNode byRegion = value.path("shares");
+            assertThat(value.path("regions").asString()).isEqualTo(REGIONS);
             published.add(new long[] { byRegion.path("a").asLong(), byRegion.path("b").asLong(),
                     byRegion.path("c").asLong() });
+            List.of("a", "b", "c").forEach(region -> enforced.put(region, byRegion.path(region).asLong()));
         }
         return published;
     }
