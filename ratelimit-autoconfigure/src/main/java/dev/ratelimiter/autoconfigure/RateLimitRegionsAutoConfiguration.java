@@ -6,6 +6,7 @@ import java.util.Random;
 
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.RegionUsage;
 import dev.ratelimiter.core.RuleSetHolder;
@@ -60,8 +61,9 @@ public final class RateLimitRegionsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RegionUsage rateLimitRegionUsage(RuleSetHolder rules, RegionShares shares, RegionProperties properties,
-            ObjectProvider<MeterRegistry> registries) {
-        RegionUsage usage = new RegionUsage(rules, shares, properties.getMaxKeys());
+            ObjectProvider<LiveInstances> instances, ObjectProvider<MeterRegistry> registries) {
+        LiveInstances live = instances.getIfAvailable(() -> LiveInstances.SINGLE);
+        RegionUsage usage = new RegionUsage(rules, shares, live::count, properties.getMaxKeys());
         registries.ifAvailable(registry -> {
             Gauge.builder("ratelimit.region.usage.buckets", usage, RegionUsage::keys)
                     .description("Global buckets counted this interval").register(registry);
@@ -130,6 +132,9 @@ public final class RateLimitRegionsAutoConfiguration {
                 FunctionCounter.builder("ratelimit.region.shares.records", listener, RegionShareListener::refused)
                         .tag("result", "refused").description("Share records skipped as unusable")
                         .register(registry);
+                FunctionCounter.builder("ratelimit.region.shares.records", listener, RegionShareListener::mismatched)
+                        .tag("result", "mismatched").description("Share records made under other regions or weights, "
+                                + "applied no higher than the default split").register(registry);
                 FunctionCounter.builder("ratelimit.region.shares.records", listener, RegionShareListener::applied)
                         .tag("result", "applied").description("Share records applied").register(registry);
             });

@@ -45,7 +45,8 @@ final class RegionSharesHealthIndicator implements HealthIndicator {
                 .withDetail("sharesStale", stale)
                 .withDetail("usageSent", publisher.sent())
                 .withDetail("usageFailed", publisher.failed())
-                .withDetail("shareRecordsRefused", listener.refused());
+                .withDetail("shareRecordsRefused", listener.refused())
+                .withDetail("shareRecordsMismatched", listener.mismatched());
         if (heard != null) {
             health.withDetail("rebalancerLastHeard", heard.toString());
         }

@@ -27,6 +27,8 @@ public final class RegionShares {
     private final Map<String, Share> shares = new ConcurrentHashMap<>();
     /** The default split's rule for each global rule, made once per rule object (rules are replaced, not changed). */
     private final Map<String, Rule[]> defaults = new ConcurrentHashMap<>();
+    /** Likewise, the floor each global rule's buckets hold until the shares topic is read. */
+    private final Map<String, Rule[]> startup = new ConcurrentHashMap<>();
     private volatile Instant lastHeard;
     private volatile long updates;
     /** Part of a limit a bucket holds while the shares topic has not been read to its end (see {@link #awaitShares}). */
@@ -75,6 +77,10 @@ public final class RegionShares {
      * The floor is the least any region is ever given (the rebalancer's {@code FLOOR}).
      */
     public void awaitShares(double floor) {
+        if (!(floor >= 0) || floor * regions.size() > 1) {
+            throw new InvalidLimitException("ratelimit.regions.floor", "ratelimit.regions.floor must be between 0 and "
+                    + "1 / regions (" + 1.0 / regions.size() + "), the rebalancer's FLOOR, but was " + floor + ".");
+        }
         startupFloor = floor;
     }
 
@@ -118,7 +124,8 @@ public final class RegionShares {
      */
     public void requireSplittable(Rule rule) {
         if (rule.scope() == Scope.GLOBAL && regions.size() > 1 && rule.limit().quota() < regions.size()) {
-            throw new InvalidLimitException("scope", "rule '" + rule.id() + "' is global over " + regions.size()
+            throw new InvalidLimitException("ratelimit.rules." + rule.id() + ".scope", "rule '" + rule.id()
+                    + "' is global over " + regions.size()
                     + " regions, but its quota " + rule.limit().quota() + " cannot give each region 1 of it; raise "
                     + "the limit to at least " + regions.size() + " or use scope regional.");
         }
@@ -148,8 +155,14 @@ public final class RegionShares {
         }
         double floor = startupFloor;
         if (floor >= 0) {
-            long quota = rule.limit().quota();
-            return rule.withLimit(rule.limit().share(Math.min(defaultShare(quota), (long) Math.floor(quota * floor))));
+            Rule[] held = startup.get(rule.id());
+            if (held == null || held[0] != rule) {
+                long quota = rule.limit().quota();
+                held = new Rule[] { rule, rule.withLimit(rule.limit().share(Math.min(defaultShare(quota),
+                        (long) Math.floor(quota * floor)))) };
+                startup.put(rule.id(), held);
+            }
+            return held[1];
         }
         Rule[] made = defaults.get(rule.id());
         if (made == null || made[0] != rule) {

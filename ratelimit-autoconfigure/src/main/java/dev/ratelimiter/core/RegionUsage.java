@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -25,8 +26,12 @@ public final class RegionUsage implements VerdictListener {
             long refused, boolean quiet) {
     }
 
+    /** A quiet bucket is reported every this many intervals, not at every one. */
+    static final int QUIET_RESEND = 6;
+
     private final Supplier<RuleSet> rules;
     private final RegionShares shares;
+    private final IntSupplier instances;
     private final int maxKeys;
     private final Map<String, Counts> counts = new ConcurrentHashMap<>();
     private final AtomicLong overflow = new AtomicLong();
@@ -37,8 +42,14 @@ public final class RegionUsage implements VerdictListener {
      * @param maxKeys buckets counted at once; a bucket beyond them is not counted (and keeps the default split)
      */
     public RegionUsage(Supplier<RuleSet> rules, RegionShares shares, int maxKeys) {
+        this(rules, shares, () -> 1, maxKeys);
+    }
+
+    /** @param instances this region's live instances, which share its share of a bucket */
+    public RegionUsage(Supplier<RuleSet> rules, RegionShares shares, IntSupplier instances, int maxKeys) {
         this.rules = rules;
         this.shares = shares;
+        this.instances = instances;
         this.maxKeys = maxKeys;
     }
 
@@ -97,17 +108,40 @@ public final class RegionUsage implements VerdictListener {
                     return;
                 }
             }
-            bucket.idle = admitted + refused == 0;
+            boolean idle = admitted + refused == 0;
+            bucket.idle = idle;
             long quota = rule.limit().quota();
             long windowMillis = rule.limit().window().toMillis();
-            boolean quiet = refused == 0 && bucket.share == shares.defaultShare(quota)
-                    && admitted * 2.0 * windowMillis < (double) bucket.share * intervalMillis;
-            if (quiet && bucket.quiet) {
+            // Judged against this instance's part of the region's share: several instances of a region that
+            // together use most of it are not quiet each.
+            double part = (double) bucket.share / Math.max(1, instances.getAsInt());
+            boolean quiet = !idle && refused == 0 && bucket.share == shares.defaultShare(quota)
+                    && admitted * 2.0 * windowMillis < part * intervalMillis;
+            // A quiet bucket says so again every few intervals, so the rebalancer never takes its silence for loss.
+            if (quiet && bucket.quiet && ++bucket.quietIntervals % QUIET_RESEND != 0) {
                 return;
             }
             bucket.quiet = quiet;
             reports.add(new Report(key, bucket.rule, quota, windowMillis, bucket.share, admitted, refused, quiet));
         });
+        return reports;
+    }
+
+    /**
+     * A report of zeros for every bucket counted, all forgotten: what an instance leaving says last, so the rebalancer
+     * does not take its silence for lost contact.
+     */
+    public List<Report> farewell() {
+        RuleSet ruleSet = rules.get();
+        List<Report> reports = new ArrayList<>();
+        counts.forEach((key, bucket) -> {
+            Rule rule = ruleSet.rules().get(bucket.rule);
+            if (rule != null) {
+                reports.add(new Report(key, bucket.rule, rule.limit().quota(), rule.limit().window().toMillis(),
+                        bucket.share, 0, 0, false));
+            }
+        });
+        counts.clear();
         return reports;
     }
 
@@ -129,8 +163,9 @@ public final class RegionUsage implements VerdictListener {
         volatile long share;
         /** Reported with zeros at the last drain: forgotten at the next one unless used meanwhile. */
         boolean idle;
-        /** Reported as quiet at the last drain: not reported again while it stays so. */
+        /** Reported as quiet at the last drain: not reported again while it stays so (but every few intervals). */
         boolean quiet;
+        int quietIntervals;
 
         Counts(String rule) {
             this.rule = rule;

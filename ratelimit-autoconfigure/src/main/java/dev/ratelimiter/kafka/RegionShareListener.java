@@ -46,8 +46,12 @@ public final class RegionShareListener implements AutoCloseable {
     private final Thread thread;
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong mismatched = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean assigned;
+    private boolean failing;
+    /** The publication time of the last record applied per bucket: an older one (a mirror's replay) is ignored. */
+    private final Map<String, Long> appliedAt = new HashMap<>();
 
     /**
      * @param consumers makes the consumer, on the listener's thread (a Kafka that cannot be resolved must not stop
@@ -91,17 +95,28 @@ public final class RegionShareListener implements AutoCloseable {
                 return;
             }
             catch (RuntimeException ex) {
-                logger.warn("Region shares cannot be read from Kafka (topic {}): {}; the shares in force stay",
-                        topic, ex.toString());
+                if (!failing) {
+                    failing = true; // once per outage, not every second
+                    logger.warn("Region shares cannot be read from Kafka (topic {}): {}; the shares in force stay",
+                            topic, ex.toString());
+                }
                 pause();
+                continue;
             }
+            failing = false;
         }
     }
 
     private void assign() {
         var partitions = consumer.partitionsFor(topic, Duration.ofSeconds(5));
         if (partitions == null || partitions.isEmpty()) {
-            pause(); // no topic yet: the rebalancer creates it with its first shares
+            // No topic: no shares were ever published (no rebalancer yet), so the default split is right.
+            if (shares.awaitingShares()) {
+                shares.sharesRead();
+                logger.warn("The region shares topic {} does not exist: global rules use the default split until it "
+                        + "does (create it with cleanup.policy=compact)", topic);
+            }
+            pause();
             return;
         }
         List<TopicPartition> all = partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -152,6 +167,7 @@ public final class RegionShareListener implements AutoCloseable {
         }
         if (value == null) {
             shares.apply(key, 0, null); // a tombstone: back to the default split
+            appliedAt.remove(key);
             applied.incrementAndGet();
             return;
         }
@@ -167,10 +183,7 @@ public final class RegionShareListener implements AutoCloseable {
                 return;
             }
             long quota = record.path("quota").asLong(0);
-            if (!shares.fingerprint().equals(record.path("regions").asString(""))) {
-                throw new IllegalArgumentException("shares of regions " + record.path("regions").asString("?")
-                        + ", but this region's settings are " + shares.fingerprint());
-            }
+            boolean otherSettings = !shares.fingerprint().equals(record.path("regions").asString(""));
             Map<String, Long> amounts = new HashMap<>();
             long sum = 0;
             for (var entry : record.path("shares").properties()) {
@@ -191,6 +204,23 @@ public final class RegionShareListener implements AutoCloseable {
             if (quota < 1 || sum > quota) {
                 throw new IllegalArgumentException("shares sum to " + sum + " of a limit of " + quota);
             }
+            long at = record.path("at").asLong(0);
+            Long last = appliedAt.get(key);
+            if (last != null && at < last) {
+                throw new IllegalArgumentException("published at " + at + ", before the record in force (" + last
+                        + "): a replay");
+            }
+            appliedAt.put(key, at);
+            if (otherSettings) {
+                // Shares made under other regions or weights: this region's default split and them need not sum to
+                // the limit. A shrink still applies; nothing above this region's default split does.
+                mismatched.incrementAndGet();
+                logger.warn("Region shares of {} were made for regions {}, this region has {}: applying no more than "
+                        + "the default split. Make ratelimit.regions.weights and the rebalancer's REGIONS the same.",
+                        key, record.path("regions").asString("?"), shares.fingerprint());
+                amounts.computeIfPresent(shares.region(), (region, amount) -> Math.min(amount,
+                        shares.defaultShare(quota)));
+            }
             shares.apply(key, quota, amounts);
             applied.incrementAndGet();
         }
@@ -201,13 +231,19 @@ public final class RegionShareListener implements AutoCloseable {
         }
     }
 
+    /** Whether the topic has been read to where it ended at start-up (so the shares in force are known). */
     public boolean reading() {
-        return assigned;
+        return assigned && !shares.awaitingShares();
     }
 
     /** Share records applied (tombstones included). */
     public long applied() {
         return applied.get();
+    }
+
+    /** Share records made under other regions or weights (applied no higher than the default split). */
+    public long mismatched() {
+        return mismatched.get();
     }
 
     /** Share records skipped as unusable. */

@@ -170,7 +170,19 @@ public final class RegionUsagePublisher implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (producer != null) {
-            // Closing sends what is buffered, for a moment at most: shutting down must not wait on a broker gone.
+            // The last word: zeros for every bucket, so the rebalancer reads this instance's silence as leaving, not
+            // as lost contact (which would hold the buckets' shares). Then what is buffered goes out, for a moment
+            // at most: shutting down must not wait on a broker that is gone.
+            long now = clock.millis();
+            try {
+                for (RegionUsage.Report report : usage.farewell()) {
+                    producer.send(new ProducerRecord<>(topic, null, now, report.key(),
+                            json(report, Math.max(1, now - lastDrainMillis), now)));
+                }
+            }
+            catch (RuntimeException ex) {
+                failed(ex);
+            }
             producer.close(Duration.ofSeconds(2));
         }
     }

@@ -89,6 +89,34 @@ class RegionUsageTest {
     }
 
     @Test
+    void quietIsJudgedAgainstThisInstancesPartOfTheShareAndSaidAgainEveryFewIntervals() {
+        RegionUsage usage = new RegionUsage(() -> RULES, SHARES, () -> 4, 100);
+        Rule share = SHARES.ruleFor(GLOBAL, bucket("q"));
+        // 2 a second is under half of 333 a minute, but not under half of a quarter of it (4 instances share it).
+        usage.onVerdict(REQUEST, verdict(outcome(share, "q", 2, true)));
+        assertThat(usage.drain(1_000)).singleElement().satisfies(report -> assertThat(report.quiet()).isFalse());
+        RegionUsage one = new RegionUsage(() -> RULES, SHARES, () -> 1, 100);
+        int reported = 0;
+        for (int interval = 0; interval <= 2 * RegionUsage.QUIET_RESEND; interval++) {
+            one.onVerdict(REQUEST, verdict(outcome(share, "q", 1, true)));
+            reported += one.drain(1_000).size();
+        }
+        assertThat(reported).as("once, then every %d intervals", RegionUsage.QUIET_RESEND).isEqualTo(3);
+    }
+
+    @Test
+    void anInstanceLeavingReportsZerosForEveryBucket() {
+        RegionUsage usage = new RegionUsage(() -> RULES, SHARES, 100);
+        usage.onVerdict(REQUEST, verdict(outcome(GLOBAL, "a", 3, true)));
+        usage.onVerdict(REQUEST, verdict(outcome(GLOBAL, "b", 3, false)));
+        assertThat(usage.farewell()).hasSize(2).allSatisfy(report -> {
+            assertThat(report.admitted()).isZero();
+            assertThat(report.refused()).isZero();
+        });
+        assertThat(usage.keys()).isZero();
+    }
+
+    @Test
     void aRuleNoLongerGlobalIsNotReported() {
         RegionUsage usage = new RegionUsage(() -> RuleSet.builder("free").rule(REGIONAL).build(), SHARES, 100);
         usage.onVerdict(REQUEST, verdict(outcome(GLOBAL, "a", 1, true)));

@@ -68,7 +68,7 @@ class RegionShareListenerTest {
         long max = Long.MAX_VALUE;
         List<String> bad = List.of("not json", record(1000, 50, 1), record(1000, 0, 0), record(900, 50, -1),
                 "{\"regions\":\"" + REGIONS + "\",\"quota\":1000,\"shares\":{\"us-east-1\":1000}}",
-                record(max, max, 1), record(700, 200, 50).replace(REGIONS, "us-east-1=1.0,eu-central-1=1.0"),
+                record(max, max, 1),
                 record(700, 200, 50).replace("\"quota\":1000", "\"quota\":0"),
                 record(700, 200, 50).replace("700", "\"lots\""), record(700, 200, 50).replace("700", "700.5"),
                 "[]", record(700, 200, 50).replace("\"quota\":1000", "\"quota\":1e400"),
@@ -80,6 +80,28 @@ class RegionShareListenerTest {
         listener.apply(null, record(998, 1, 1));
         assertThat(share()).isEqualTo(600);
         assertThat(listener.refused()).isEqualTo(bad.size() + 1);
+    }
+
+    @Test
+    void sharesMadeUnderOtherWeightsNeverRaiseThisRegionAboveItsDefaultSplit() {
+        shares.sharesRead();
+        listener.apply(key(), record(700, 200, 50).replace(REGIONS, "ap-southeast-1=1.0,eu-central-1=1.0,"
+                + "us-east-1=2.0"));
+        assertThat(share()).as("min(700, the default 333)").isEqualTo(333);
+        listener.apply(key(), record(100, 700, 200).replace(REGIONS, "ap-southeast-1=1.0,eu-central-1=1.0,"
+                + "us-east-1=2.0"));
+        assertThat(share()).as("a shrink still applies").isEqualTo(100);
+        assertThat(listener.mismatched()).isEqualTo(2);
+    }
+
+    @Test
+    void aRecordPublishedBeforeTheOneInForceIsAReplayAndIgnored() {
+        shares.sharesRead();
+        listener.apply(key(), record(50, 900, 50).replace("}}", "},\"at\":2000}"));
+        listener.apply(key(), record(900, 50, 50).replace("}}", "},\"at\":1000}"));
+        assertThat(share()).isEqualTo(50);
+        listener.apply(key(), record(600, 300, 100).replace("}}", "},\"at\":3000}"));
+        assertThat(share()).isEqualTo(600);
     }
 
     @Test

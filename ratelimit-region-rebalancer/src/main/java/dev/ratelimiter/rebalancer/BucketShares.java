@@ -49,6 +49,9 @@ public final class BucketShares {
     /** Incremented by each publication, so a reader can tell records apart. */
     public long version;
 
+    /** The limit before the last change: reports of it (regions the change has not reached) are ignored. */
+    public long previousQuota;
+
     /** A record of an earlier limit of this bucket is on the topic: to be removed when the bucket leaves. */
     public boolean leftover;
 }

@@ -95,8 +95,12 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
             throw new IllegalArgumentException("quota, window, interval and counts must be positive numbers");
         }
         BucketShares bucket = load(key);
+        if (bucket != null && bucket.previousQuota == quota && bucket.quota != quota) {
+            return; // the limit this bucket changed from, reported by a region the change has not reached yet
+        }
         if (bucket == null || bucket.quota != quota || bucket.windowMs != windowMs) {
             boolean leftover = bucket != null && (bucket.published != null || bucket.leftover);
+            long previous = bucket == null ? 0 : bucket.quota;
             if (bucket != null && bucket.published != null) {
                 // The limit changed. Gateways on the new limit put the old record aside; those still on the old one
                 // (the change is travelling) must not grow: the old record shrinks to its default split at most.
@@ -106,6 +110,7 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
             bucket.quota = quota;
             bucket.windowMs = windowMs;
             bucket.leftover = leftover;
+            bucket.previousQuota = previous;
         }
         bucket.rule = usage.path("rule").asString("");
         BucketShares.Report report = bucket.usage.computeIfAbsent(region, r -> new LinkedHashMap<>())
@@ -179,36 +184,45 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
         return any && !lost ? demand : null;
     }
 
-    /** Instances silent for {@code IDLE_AFTER} are gone (scaled in, or their region lost for good). */
+    /**
+     * Instances silent for {@code IDLE_AFTER} are gone (scaled in, idle, quiet ones re-report well within it) — except
+     * one that still had traffic when it fell silent: its region may still enforce the share it reported, so it is
+     * kept, holding that share as possibly in force, for {@code FORGET_LOST_AFTER}.
+     */
     private void forgetSilentInstances(BucketShares bucket, long now) {
-        long forget = settings.idleAfter().toMillis();
-        bucket.usage.values().forEach(reports -> reports.values().removeIf(report -> now - report.seenAt > forget));
+        long idle = settings.idleAfter().toMillis();
+        long lost = settings.forgetLostAfter().toMillis();
+        bucket.usage.values().forEach(reports -> reports.values().removeIf(report -> now - report.seenAt
+                > (report.active && !report.quiet ? lost : idle)));
     }
 
     /**
-     * Whether every instance with traffic for this bucket has reported, since the last shrink, enforcing no more than
-     * {@code shares} allow its region: the shrink has arrived where it matters. An instance without traffic (no
-     * report, or a report of zeros) has nothing to enforce a share on.
+     * Whether publishing {@code shares} keeps the limit whatever each region still enforces: the sum over regions of
+     * the larger of its new entry and the largest share any of its instances last reported enforcing (a report not
+     * yet showing a shrink, or the last word of an instance that fell silent) is within the limit. A region without
+     * traffic reports nothing and enforces what it is sent.
      */
-    boolean applied(BucketShares bucket, long[] shares) {
+    boolean safe(BucketShares bucket, long[] shares) {
         List<String> regions = settings.regions();
+        long together = 0;
         for (int i = 0; i < regions.size(); i++) {
+            long enforced = 0;
             Map<String, BucketShares.Report> reports = bucket.usage.get(regions.get(i));
-            if (reports == null) {
-                continue;
-            }
-            for (BucketShares.Report report : reports.values()) {
-                if (report.active && (report.seenAt < bucket.shrunkAt || report.share > shares[i])) {
-                    return false;
+            if (reports != null) {
+                for (BucketShares.Report report : reports.values()) {
+                    if (report.active) {
+                        enforced = Math.max(enforced, report.share);
+                    }
                 }
             }
+            together += Math.max(shares[i], enforced);
         }
-        return true;
+        return together <= bucket.quota;
     }
 
     /**
      * The next record to publish for {@code bucket}, or null: a shrink toward the target, else (once the last shrink
-     * is {@code growDelay} old) the target itself. {@code demand} null: the bucket is idle, its target the default.
+     * is {@code growDelay} old, and the regions' reports show it {@link #safe}) the target itself. {@code demand} null: the bucket is idle, its target the default.
      */
     long[] step(BucketShares bucket, double[] demand, long now) {
         long[] defaults = allocator.defaults(bucket.quota);
@@ -220,7 +234,7 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
             return shrink;
         }
         if (!Arrays.equals(target, current) && now - bucket.shrunkAt >= settings.growDelay().toMillis()
-                && applied(bucket, current)) {
+                && safe(bucket, target)) {
             return target;
         }
         return null;

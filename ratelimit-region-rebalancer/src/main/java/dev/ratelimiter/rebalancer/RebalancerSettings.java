@@ -29,11 +29,14 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * @param growDelay {@code GROW_DELAY}: how long after a shrink a grow waits, default 10s — longer than the mirror
  * lag to the farthest region plus a gateway's poll
  * @param idleAfter {@code IDLE_AFTER}: a bucket without usage this long goes back to the default split, default 60s
- * @param reportTtl {@code REPORT_TTL}: an instance's report older than this no longer counts, default 15s
+ * @param reportTtl {@code REPORT_TTL}: an instance with traffic silent this long has lost contact: its bucket's shares
+ * are held, default 15s
+ * @param forgetLostAfter {@code FORGET_LOST_AFTER}: how long such an instance's last reported share is still taken as
+ * in force, default 10m
  */
 public record RebalancerSettings(String bootstrapServers, String usageTopic, String sharesTopic, String applicationId,
         String stateDir, Map<String, Double> weights, double floor, double headroom, Duration interval,
-        Duration growDelay, Duration idleAfter, Duration reportTtl) {
+        Duration growDelay, Duration idleAfter, Duration reportTtl, Duration forgetLostAfter) {
 
     public RebalancerSettings {
         weights = new TreeMap<>(weights);
@@ -41,9 +44,10 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
             throw new IllegalArgumentException("REGIONS must list the regions, e.g. "
                     + "us-east-1=1,eu-central-1=1,ap-southeast-1=1");
         }
-        for (Duration each : List.of(interval, growDelay, idleAfter, reportTtl)) {
+        for (Duration each : List.of(interval, growDelay, idleAfter, reportTtl, forgetLostAfter)) {
             if (each.isNegative() || each.isZero()) {
-                throw new IllegalArgumentException("INTERVAL, GROW_DELAY, IDLE_AFTER and REPORT_TTL must be positive");
+                throw new IllegalArgumentException("INTERVAL, GROW_DELAY, IDLE_AFTER, REPORT_TTL and FORGET_LOST_AFTER "
+                        + "must be positive");
             }
         }
     }
@@ -58,7 +62,8 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
                 Double.parseDouble(lookup.get("FLOOR", "0.05")), Double.parseDouble(lookup.get("HEADROOM", "0.2")),
                 duration("INTERVAL", lookup.get("INTERVAL", "5s")), duration("GROW_DELAY", lookup.get("GROW_DELAY",
                         "10s")), duration("IDLE_AFTER", lookup.get("IDLE_AFTER", "60s")),
-                duration("REPORT_TTL", lookup.get("REPORT_TTL", "15s")));
+                duration("REPORT_TTL", lookup.get("REPORT_TTL", "15s")),
+                duration("FORGET_LOST_AFTER", lookup.get("FORGET_LOST_AFTER", "10m")));
     }
 
     /** The regions, sorted by name: the order of every share vector. */

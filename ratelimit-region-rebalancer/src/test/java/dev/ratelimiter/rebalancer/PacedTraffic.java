@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
  */
 final class PacedTraffic {
 
-    /** One response. */
+    /**
+     * One response. {@code atMillis} is when its request was sent: windows are counted by it, so a response delayed
+     * on a busy machine still counts where the request was decided, not later.
+     */
     record Response(String region, long atMillis, int status, long share) {
     }
 
@@ -63,8 +66,8 @@ final class PacedTraffic {
     private CompletableFuture<?> send(String region, int port, String apiKey, List<Response> into) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/x"))
                 .header("X-API-Key", apiKey).timeout(Duration.ofSeconds(10)).GET().build();
+        long at = System.currentTimeMillis() - startMillis;
         return http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).handle((response, failure) -> {
-            long at = System.currentTimeMillis() - startMillis;
             if (failure != null) {
                 into.add(new Response(region, at, -1, -1));
                 return null;
@@ -84,9 +87,14 @@ final class PacedTraffic {
 
     /** The most admitted across all regions in any window of {@code windowMillis} (stepped by 100 ms). */
     static long mostInAnyWindow(List<Response> responses, long windowMillis) {
+        return mostInAnyWindow(responses, windowMillis, 0);
+    }
+
+    /** Likewise, over windows starting at {@code fromMillis} or later. */
+    static long mostInAnyWindow(List<Response> responses, long windowMillis, long fromMillis) {
         long last = responses.isEmpty() ? 0 : responses.get(responses.size() - 1).atMillis();
         long most = 0;
-        for (long from = 0; from <= last; from += 100) {
+        for (long from = fromMillis; from + windowMillis <= Math.max(last, fromMillis + windowMillis); from += 100) {
             most = Math.max(most, admitted(responses, null, from, from + windowMillis));
         }
         return most;

@@ -36,7 +36,7 @@ class RebalancerTopologyTest {
 
     private final RebalancerSettings settings = new RebalancerSettings("unused:9092", "usage", "shares",
             "rebalancer-test", null, Map.of("a", 1.0, "b", 1.0, "c", 1.0), 0.05, 0.2, Duration.ofSeconds(1),
-            Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5));
+            Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(60));
 
     private TopologyTestDriver driver;
     private TestInputTopic<String, String> usage;
@@ -117,6 +117,7 @@ class RebalancerTopologyTest {
     @Test
     void anIdleBucketGoesBackToTheDefaultSplitAndLeavesTheTopicAsATombstone() {
         runHot("a", 6);
+        report("a", "a-1", 0, 0); // what a gateway says once when a bucket's traffic stops, then nothing
         List<KeyValue<String, String>> records = new ArrayList<>();
         for (int tick = 0; tick < 16; tick++) {
             driver.advanceWallClockTime(Duration.ofSeconds(1));
@@ -127,6 +128,19 @@ class RebalancerTopologyTest {
         assertThat(records.get(records.size() - 1).value).as("a tombstone: the default split").isNull();
         assertThat(driver.<String, String>getKeyValueStore(RebalanceProcessor.STORE).approximateNumEntries())
                 .isZero();
+    }
+
+    @Test
+    void aBucketWhoseTrafficVanishedWithoutAWordStaysShrunkRatherThanGrowIntoWhatMayStillBeEnforced() {
+        runHot("a", 6);
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < 16; tick++) {
+            published.addAll(tick()); // a silent while it had traffic: lost contact, its 900 may still be in force
+        }
+        assertThat(published).isNotEmpty().allSatisfy(shares -> {
+            assertThat(shares[1]).isLessThanOrEqualTo(50);
+            assertThat(shares[2]).isLessThanOrEqualTo(50);
+        });
     }
 
     @Test

@@ -61,7 +61,7 @@ class ShareAllocatorPropertiesTest {
             @ForAll("demandSequence") double[][] demands, @ForAll @IntRange(min = 1, max = 4) int growDelayTicks) {
         RebalancerSettings settings = new RebalancerSettings("unused:9092", "u", "s", "t", null,
                 Map.of("a", 1.0, "b", 2.0, "c", 1.0), 0.05, 0.2, Duration.ofSeconds(1),
-                Duration.ofSeconds(growDelayTicks), Duration.ofSeconds(60), Duration.ofSeconds(5));
+                Duration.ofSeconds(growDelayTicks), Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMinutes(10));
         RebalanceProcessor processor = new RebalanceProcessor(settings);
         BucketShares bucket = new BucketShares();
         bucket.quota = quota;
