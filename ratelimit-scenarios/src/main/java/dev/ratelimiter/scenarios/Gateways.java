@@ -12,14 +12,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import dev.ratelimiter.testsupport.LoopbackPorts;
 
 /**
  * N sample-gateway instances, each a separate {@code java -jar sample-gateway.jar} process configured by command-line
- * arguments, all sharing one Redis and one upstream. Started in parallel; ready when every {@code /actuator/health}
- * answers 200.
+ * arguments: one limiter's instances sharing one Redis and one upstream, or (the regions scenario) instances with
+ * arguments of their own. Started in parallel; ready when every {@code /actuator/health} answers 200.
  */
 final class Gateways implements AutoCloseable {
 
@@ -42,10 +43,35 @@ final class Gateways implements AutoCloseable {
     private final long started = System.nanoTime();
     private double startupSeconds;
 
+    /** The command-line arguments of instance {@code index}, given the ports chosen for it. */
+    @FunctionalInterface
+    interface InstanceArguments {
+        List<String> of(int index, int port, int managementPort);
+    }
+
+    /** {@code instances} gateways of one limiter, all on one Redis; ours are checked to run the runner's rules. */
     Gateways(Path jar, int instances, Mode mode, Limits limits, String redisUrl, String upstreamUri, Path logDir) {
+        this(jar, IntStream.range(0, instances).mapToObj(i -> mode.name().toLowerCase() + "-" + i).toList(),
+                (i, port, management) -> arguments(mode, limits, port, management, redisUrl, upstreamUri), logDir);
+        if (mode == Mode.EXACT || mode == Mode.LOCAL) {
+            try {
+                requireRulesInForce(mode == Mode.LOCAL ? "LOCAL" : "EXACT");
+            }
+            catch (RuntimeException ex) {
+                close();
+                throw ex;
+            }
+        }
+    }
+
+    /**
+     * One gateway per name, each with arguments of its own (its log is {@code gateway-<name>.log}), started in
+     * parallel; ready when every one answers its health endpoint.
+     */
+    Gateways(Path jar, List<String> names, InstanceArguments arguments, Path logDir) {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         try {
-            for (int i = 0; i < instances; i++) {
+            for (int i = 0; i < names.size(); i++) {
                 int port = freePort();
                 int management = freePort();
                 // C1 only, for every limiter alike: with the default JIT, C2 compiling in two gateways for their
@@ -55,8 +81,10 @@ final class Gateways implements AutoCloseable {
                 // e.g. a profiler: SCENARIOS_GATEWAY_JVM_ARGS="-XX:StartFlightRecording=filename=/tmp/jfr/"
                 command.addAll(fromEnvironment("SCENARIOS_GATEWAY_JVM_ARGS"));
                 command.addAll(List.of("-jar", jar.toString()));
-                command.addAll(arguments(mode, limits, port, management, redisUrl, upstreamUri));
-                Path log = logDir.resolve("gateway-" + mode.name().toLowerCase() + "-" + i + ".log");
+                command.addAll(arguments.of(i, port, management));
+                // e.g. SCENARIOS_GATEWAY_ARGS="--ratelimit.events.log=true" to see every decision in the gateways' logs
+                command.addAll(fromEnvironment("SCENARIOS_GATEWAY_ARGS"));
+                Path log = logDir.resolve("gateway-" + names.get(i) + ".log");
                 Files.createDirectories(logDir);
                 processes.add(new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(log.toFile()).start());
@@ -65,9 +93,6 @@ final class Gateways implements AutoCloseable {
             }
             awaitReady(Duration.ofSeconds(120), logDir);
             startupSeconds = (System.nanoTime() - started) / 1e9;
-            if (mode == Mode.EXACT || mode == Mode.LOCAL) {
-                requireRulesInForce(mode == Mode.LOCAL ? "LOCAL" : "EXACT");
-            }
         }
         catch (IOException ex) {
             close();
@@ -81,10 +106,7 @@ final class Gateways implements AutoCloseable {
 
     static List<String> arguments(Mode mode, Limits limits, int port, int management, String redisUrl,
             String upstreamUri) {
-        List<String> args = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1",
-                "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
-                "--demo.upstream.uri=" + upstreamUri, "--spring.main.banner-mode=off",
-                "--logging.level.root=WARN", "--logging.level.dev.ratelimiter=WARN"));
+        List<String> args = processArguments(port, management, redisUrl, upstreamUri);
         if (mode == Mode.OFF || mode == Mode.SCG) {
             args.add("--ratelimit.enabled=false");
         }
@@ -132,9 +154,15 @@ final class Gateways implements AutoCloseable {
                     // the slow endpoint: the sample's own rule, at most 2 reports in progress per client
                     "--ratelimit.rules.reports-in-progress.max-in-progress=2"));
         }
-        // e.g. SCENARIOS_GATEWAY_ARGS="--ratelimit.events.log=true" to see every decision in the gateways' logs
-        args.addAll(fromEnvironment("SCENARIOS_GATEWAY_ARGS"));
         return args;
+    }
+
+    /** What every gateway is given whatever it limits: its ports on loopback, its Redis, the stub upstream, quiet logs. */
+    static List<String> processArguments(int port, int management, String redisUrl, String upstreamUri) {
+        return new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1",
+                "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
+                "--demo.upstream.uri=" + upstreamUri, "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN", "--logging.level.dev.ratelimiter=WARN"));
     }
 
     /** Space-separated arguments from an environment variable, none when it is unset. */

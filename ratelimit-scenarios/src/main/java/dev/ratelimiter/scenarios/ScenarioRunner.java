@@ -22,10 +22,11 @@ import dev.ratelimiter.testsupport.RedisServers;
 
 /**
  * Plays the seeds' scenarios against N sample-gateway processes, one real Redis and a stub upstream, then (or first)
- * the same load through four limiters side by side. Writes a CSV and a PNG per scenario and a {@code summary.md}.
+ * the same load through four limiters side by side, and global limits over three regions ({@link RegionsScenario}).
+ * Writes a CSV and a PNG per scenario and a {@code summary.md}.
  *
  * <pre>
- * java -jar ratelimit-scenarios/target/ratelimit-scenarios.jar [--smoke] [--scenario=noisy,flood|side-by-side]
+ * java -jar ratelimit-scenarios/target/ratelimit-scenarios.jar [--smoke] [--scenario=noisy,flood|regions|side-by-side]
  *      [--instances=2] [--seconds=20] [--store-timeout-ms=50] [--out=target/scenarios/&lt;timestamp&gt;]
  * </pre>
  */
@@ -80,7 +81,7 @@ public final class ScenarioRunner {
                 base.window(), seconds, instances, java.time.Duration.ofMillis(Long.parseLong(option(args,
                         "store-timeout-ms", String.valueOf(base.storeTimeout().toMillis())))));
         List<String> selected = new ArrayList<>(Arrays.asList(option(args, "scenario",
-                String.join(",", Scenarios.ALL) + ",side-by-side").split(",")));
+                String.join(",", Scenarios.ALL) + "," + RegionsScenario.NAME + ",side-by-side").split(",")));
         selected.replaceAll(String::trim);
         Path out = Path.of(option(args, "out", "target/scenarios/"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
@@ -121,6 +122,12 @@ public final class ScenarioRunner {
                         results.add(result);
                     }
                 }
+            }
+            // regions: gateways, Redis and a broker of its own, after the stories' gateways are gone
+            if (selected.contains(RegionsScenario.NAME)) {
+                Result result = new RegionsScenario(limits.seconds()).run(jar, upstream, limits.storeTimeout(), out);
+                print(result);
+                results.add(result);
             }
             if (sideBySide) {
                 results.add(sideBySideChecks(rows, limits, out));

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The runner's smoke mode: every scenario and the side-by-side comparison at tiny scale (2 gateway processes, a few
- * seconds each), so that the runner itself cannot rot. Needs sample-gateway/target/sample-gateway.jar.
+ * seconds each), and the regions scenario (3 more gateways, a Kafka broker and the rebalancer; 44 s of traffic), so
+ * that the runner itself cannot rot. Needs sample-gateway/target/sample-gateway.jar.
  */
 class ScenarioSmokeTest {
 
@@ -29,7 +30,7 @@ class ScenarioSmokeTest {
         assertThat(outcome.failures()).filteredOn(failure -> !LATENCY_CHECKS.matcher(failure).find())
                 .as("failed checks; see %s", outcome.summary()).isEmpty();
         assertThat(outcome.results()).extracting(Report.Result::scenario).contains("baseline", "noisy", "flood",
-                "botnet", "slow", "store-down", "window-edge", "side-by-side");
+                "botnet", "slow", "store-down", "window-edge", "regions", "side-by-side");
         assertThat(outcome.sideBySide()).hasSize(4);
         for (Path file : outcome.seriesFiles()) {
             assertThat(file).exists();
@@ -37,6 +38,6 @@ class ScenarioSmokeTest {
         }
         assertThat(outcome.summary()).exists();
         assertThat(Files.readString(outcome.summary())).contains("## Side by side", "### window-edge",
-                "honest clients not slowed");
+                "honest clients not slowed", "### regions", "'s share reaches limit − 2 × floor = 90");
     }
 }
