@@ -6,6 +6,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /** The boundaries the design card asks for, enforced so they cannot erode one import at a time. */
 class ArchitectureTest {
@@ -18,8 +19,8 @@ class ArchitectureTest {
     void coreKnowsNothingOfSpringRedisClientsOrTheAdapters() {
         noClasses().that().resideInAPackage("dev.ratelimiter.core..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.lettuce..",
-                        "io.netty..", "dev.ratelimiter.redis..", "dev.ratelimiter.gateway..",
-                        "dev.ratelimiter.autoconfigure..")
+                        "io.netty..", "org.apache.kafka..", "tools.jackson..", "dev.ratelimiter.redis..",
+                        "dev.ratelimiter.gateway..", "dev.ratelimiter.kafka..", "dev.ratelimiter.autoconfigure..")
                 .because("the core is a plain library that the Spring glue adapts")
                 .check(MAIN);
     }
@@ -32,7 +33,25 @@ class ArchitectureTest {
                 .check(MAIN);
         noClasses().that().resideInAPackage("dev.ratelimiter.gateway..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ratelimiter.redis..",
-                        "dev.ratelimiter.autoconfigure..", "org.springframework.data.redis..")
+                        "dev.ratelimiter.kafka..", "dev.ratelimiter.autoconfigure..", "org.springframework.data.redis..")
                 .check(MAIN);
+        noClasses().that().resideInAPackage("dev.ratelimiter.kafka..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ratelimiter.redis..",
+                        "dev.ratelimiter.gateway..", "dev.ratelimiter.autoconfigure..", "io.lettuce..",
+                        "org.springframework.cloud..")
+                .check(MAIN);
+    }
+
+    @Test
+    void onlyTheWiringKnowsTheWiring() {
+        noClasses().that().resideOutsideOfPackage("dev.ratelimiter.autoconfigure..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ratelimiter.autoconfigure..")
+                .because("auto-configuration adapts the library to Spring Boot; nothing depends on it")
+                .check(MAIN);
+    }
+
+    @Test
+    void thePackagesHaveNoCycles() {
+        slices().matching("dev.ratelimiter.(*)..").should().beFreeOfCycles().check(MAIN);
     }
 }

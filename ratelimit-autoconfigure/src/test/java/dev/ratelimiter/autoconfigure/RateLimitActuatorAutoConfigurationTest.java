@@ -1,0 +1,108 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.core.VerdictListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The operator's endpoints, health component and meters: present by default, each replaceable or switched off. */
+class RateLimitActuatorAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RateLimitActuatorAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class))
+            .withPropertyValues("management.endpoints.web.exposure.include=ratelimit,ratelimitcontrol,health");
+
+    @Test
+    void theEndpointsTheHealthComponentAndTheSanitizerAreThereByDefault() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(RateLimitRulesEndpoint.class)
+                    .hasSingleBean(RateLimitControlEndpoint.class).hasBean("rateLimitHealthIndicator")
+                    .hasBean("rateLimitSecretsSanitizer").hasSingleBean(SanitizingFunction.class);
+            Health health = context.getBean("rateLimitHealthIndicator", HealthIndicator.class).health();
+            assertThat(health.getStatus().getCode()).isEqualTo("UP");
+            assertThat(health.getDetails()).containsEntry("store", "memory").containsKey("rulesVersion");
+            assertThat(context).as("no registry, no meters").doesNotHaveBean(StoreMetrics.class);
+        });
+    }
+
+    @Test
+    void withARegistryTheStoreAndTheVerdictsAreMetered() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasSingleBean(StoreMetrics.class).hasBean("micrometerVerdictListener")
+                    .hasBean("rateLimitRuleMetrics");
+            assertThat(context.getBean("micrometerVerdictListener")).isInstanceOf(VerdictListener.class);
+        });
+    }
+
+    @Test
+    void endpointsNotExposedAreNotMade() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitActuatorAutoConfiguration.class,
+                RateLimitAutoConfiguration.class)).withPropertyValues("management.endpoints.web.exposure.include=health")
+                .run(context -> assertThat(context).doesNotHaveBean(RateLimitRulesEndpoint.class)
+                        .doesNotHaveBean(RateLimitControlEndpoint.class).hasBean("rateLimitHealthIndicator"));
+    }
+
+    @Test
+    void theHealthComponentCanBeSwitchedOff() {
+        runner.withPropertyValues("management.health.ratelimit.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean("rateLimitHealthIndicator"));
+    }
+
+    @Test
+    void userBeansReplaceOurs() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).withUserConfiguration(OwnBeans.class)
+                .run(context -> {
+                    assertThat(context.getBean("rateLimitHealthIndicator")).isSameAs(
+                            context.getBean(OwnBeans.class).health);
+                    assertThat(context.getBean(StoreMetrics.class)).isSameAs(StoreMetrics.NONE);
+                });
+    }
+
+    @Test
+    void withoutTheActuatorOrWithTheLimiterOffNothingIsMade() {
+        runner.withClassLoader(new FilteredClassLoader(Endpoint.class)).run(context -> assertThat(context)
+                .doesNotHaveBean(RateLimitRulesEndpoint.class).doesNotHaveBean("rateLimitHealthIndicator"));
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> assertThat(context)
+                .doesNotHaveBean(RateLimitRulesEndpoint.class).doesNotHaveBean("rateLimitHealthIndicator"));
+    }
+
+    @Test
+    void secretsAreMaskedWhereverConfigurationIsShown() {
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.management.security.admin.password"))
+                .isTrue();
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("RATELIMIT_CLIENTID_SECRET")).isTrue();
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.tiers.pro.api-keys[0]")).isTrue();
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.api-key.unknown.policy"))
+                .isFalse();
+        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.store.timeout")).isFalse();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+
+        final HealthIndicator health = () -> Health.up().build();
+
+        @Bean
+        HealthIndicator rateLimitHealthIndicator() {
+            return health;
+        }
+
+        @Bean
+        StoreMetrics ownStoreMetrics() {
+            return StoreMetrics.NONE;
+        }
+    }
+}
