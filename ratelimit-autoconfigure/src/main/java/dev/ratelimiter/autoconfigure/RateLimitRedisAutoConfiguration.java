@@ -24,6 +24,7 @@ import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.redis.RedisRuleStore;
 import dev.ratelimiter.redis.RedisSettleClient;
+import dev.ratelimiter.redis.RedisWarmup;
 import io.lettuce.core.RedisClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +71,7 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnMissingBean
     LimiterConnection rateLimitConnection(LettuceConnectionFactory connectionFactory, RateLimitProperties properties) {
         LimiterConnection connection = new LimiterConnection(connectionFactory::getNativeClient,
-                RedisWarmup.describe(connectionFactory), COMMAND_TIMEOUT, properties.getStore().getReconnectMaxDelay());
+                RedisLocation.describe(connectionFactory), COMMAND_TIMEOUT, properties.getStore().getReconnectMaxDelay());
         connection.start();
         return connection;
     }

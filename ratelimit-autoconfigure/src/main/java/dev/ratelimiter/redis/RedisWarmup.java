@@ -1,4 +1,4 @@
-package dev.ratelimiter.autoconfigure;
+package dev.ratelimiter.redis;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,18 +11,13 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.TokenBucketLimit;
-import dev.ratelimiter.redis.LimiterConnection;
-import dev.ratelimiter.redis.RedisRateLimitStore;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.RedisSentinelConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Runs one decision through Redis at start-up, on the main thread. It answers whether Redis is there (for the
  * start-up log line), and it opens the connection and loads the script before the first request, which would
  * otherwise pay for both and, under a 5 ms timeout, be decided locally.
  */
-final class RedisWarmup {
+public final class RedisWarmup {
 
     private static final BucketKey WARMUP = new BucketKey("warmup", "startup");
     private static final Rule RULE = new Rule("startup", "startup", Match.ANY, List.of(Dimension.ROUTE),
@@ -32,7 +27,7 @@ final class RedisWarmup {
     }
 
     /** Whether the connection opened and one decision went through Redis within {@code timeout}. */
-    static boolean succeeds(RedisRateLimitStore store, LimiterConnection connection, Duration timeout) {
+    public static boolean succeeds(RedisRateLimitStore store, LimiterConnection connection, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!connection.connected() && System.nanoTime() < deadline) {
             try {
@@ -54,18 +49,5 @@ final class RedisWarmup {
         catch (RuntimeException unreachable) {
             return false;
         }
-    }
-
-    /** Where Redis is, as configured, for log lines. */
-    static String describe(LettuceConnectionFactory connectionFactory) {
-        RedisClusterConfiguration cluster = connectionFactory.getClusterConfiguration();
-        if (connectionFactory.isClusterAware() && cluster != null) {
-            return "cluster " + cluster.getClusterNodes();
-        }
-        RedisSentinelConfiguration sentinel = connectionFactory.getSentinelConfiguration();
-        if (connectionFactory.isRedisSentinelAware() && sentinel != null) {
-            return "sentinel master " + sentinel.getMaster().getName() + " via " + sentinel.getSentinels();
-        }
-        return connectionFactory.getHostName() + ":" + connectionFactory.getPort();
     }
 }
