@@ -11,10 +11,10 @@ final class OnRedisStoreCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        RateLimitProperties.StoreType type = Binder.get(context.getEnvironment())
-                .bind("ratelimit.store.type", RateLimitProperties.StoreType.class)
-                .orElse(RateLimitProperties.StoreType.AUTO);
-        return type == RateLimitProperties.StoreType.MEMORY
+        StoreProperties.StoreType type = Binder.get(context.getEnvironment())
+                .bind("ratelimit.store.type", StoreProperties.StoreType.class)
+                .orElse(StoreProperties.StoreType.AUTO);
+        return type == StoreProperties.StoreType.MEMORY
                 ? ConditionOutcome.noMatch("ratelimit.store.type is memory")
                 : ConditionOutcome.match("ratelimit.store.type is " + type.name().toLowerCase());
     }

@@ -89,9 +89,9 @@ public final class RateLimitRedisAutoConfiguration {
             LimiterConnection connection, RedisKeys keys) {
         boolean cluster = connectionFactory.isClusterAware();
         RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster);
-        RateLimitProperties.Store settings = properties.getStore();
+        StoreProperties settings = properties.getStore();
         boolean answered = RedisWarmup.succeeds(store, connection, settings.getStartupProbeTimeout());
-        if (!answered && settings.getType() == RateLimitProperties.StoreType.AUTO) {
+        if (!answered && settings.getType() == StoreProperties.StoreType.AUTO) {
             logger.warn("Redis is not reachable ({}); rate limits and runtime rules are kept in this instance's "
                     + "memory until it answers (it is tried again in the background).", connection.description());
         }
@@ -99,7 +99,7 @@ public final class RateLimitRedisAutoConfiguration {
             logger.warn("Redis is not reachable ({}) at start-up; deciding by each rule's failure mode until it "
                     + "answers.", connection.description());
         }
-        return new RateLimitRedis(store, keys, cluster, settings.getType() == RateLimitProperties.StoreType.AUTO);
+        return new RateLimitRedis(store, keys, cluster, settings.getType() == StoreProperties.StoreType.AUTO);
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")
@@ -114,7 +114,7 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitStore rateLimitStore(RateLimitRedis redis, LimiterConnection connection, RateLimitProperties properties,
             LiveInstances instances, ObjectProvider<StoreMetrics> metrics, Environment environment) {
-        RateLimitProperties.Store settings = properties.getStore();
+        StoreProperties settings = properties.getStore();
         StoreBreaker breaker = new StoreBreaker(settings.getBreakerName(),
                 StoreBreakerSettings.of(environment, settings.getBreakerName()));
         StoreMetrics storeMetrics = metrics.getIfAvailable(() -> StoreMetrics.NONE);

@@ -1,0 +1,168 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.time.Duration;
+
+/** Where buckets live ({@code ratelimit.store}): the store, its timeout and breaker, local mode's settle interval. */
+public class StoreProperties {
+
+    /**
+     * Where buckets live: auto uses this instance's memory until Redis first answers, then Redis.
+     */
+    private StoreType type = StoreType.AUTO;
+
+    /**
+     * Longest a decision waits for Redis before deciding by each rule's failure mode instead. Never retried.
+     */
+    private Duration timeout = Duration.ofMillis(5);
+
+    /**
+     * Longest the start-up check waits for Redis: one decision that opens the connection and loads the script.
+     */
+    private Duration startupProbeTimeout = Duration.ofSeconds(2);
+
+    /**
+     * Name of the circuit breaker in front of Redis. Configure it with resilience4j.circuitbreaker.instances.<name>.*;
+     * unless configured there, it opens when half of the last 20 calls failed or timed out and tries Redis again
+     * after 1 second.
+     */
+    private String breakerName = "ratelimit-redis";
+
+    /**
+     * How often each instance settles its shares of local-mode buckets with Redis (one call for all keys).
+     */
+    private Duration settleInterval = Duration.ofMillis(100);
+
+    /**
+     * Whether a bucket that refused a request is answered from memory until its retry time (at most 1 s) without
+     * asking Redis.
+     */
+    private boolean denialCache = true;
+
+    /**
+     * How often each instance announces itself in Redis; the live count sizes the fallback buckets.
+     */
+    private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+    /**
+     * Longest pause between the Redis client's reconnect attempts after Redis went away (attempts start at 10 ms
+     * and double, with jitter). Lettuce's own default grows to 30 s, so a gateway could go on deciding from its
+     * fallback share for many seconds after Redis is back. Applies to the application's Lettuce client (the one
+     * the limiter shares); 0 leaves Lettuce's default alone.
+     */
+    private Duration reconnectMaxDelay = Duration.ofSeconds(1);
+
+    /**
+     * Prefix of every Redis key the limiter writes.
+     */
+    private String keyPrefix = "rl";
+
+    /**
+     * Gateway instances to assume share the limits until Redis has answered once (the fallback divides each limit
+     * among the live instances, which an instance started during an outage cannot count). Set it to the fleet's
+     * usual size; the Helm chart sets it to its replica count.
+     */
+    private int expectedInstances = 1;
+
+    public int getExpectedInstances() {
+        return expectedInstances;
+    }
+
+    public void setExpectedInstances(int expectedInstances) {
+        this.expectedInstances = expectedInstances;
+    }
+
+    public Duration getReconnectMaxDelay() {
+        return reconnectMaxDelay;
+    }
+
+    public void setReconnectMaxDelay(Duration reconnectMaxDelay) {
+        this.reconnectMaxDelay = reconnectMaxDelay;
+    }
+
+    /**
+     * Most buckets kept in this instance's memory (in memory mode, and as the fallback when Redis fails).
+     */
+    private long localMaxKeys = 100_000;
+
+    public StoreType getType() {
+        return type;
+    }
+
+    public void setType(StoreType type) {
+        this.type = type;
+    }
+
+    public Duration getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public Duration getStartupProbeTimeout() {
+        return startupProbeTimeout;
+    }
+
+    public void setStartupProbeTimeout(Duration startupProbeTimeout) {
+        this.startupProbeTimeout = startupProbeTimeout;
+    }
+
+    public Duration getSettleInterval() {
+        return settleInterval;
+    }
+
+    public void setSettleInterval(Duration settleInterval) {
+        this.settleInterval = settleInterval;
+    }
+
+    public boolean isDenialCache() {
+        return denialCache;
+    }
+
+    public void setDenialCache(boolean denialCache) {
+        this.denialCache = denialCache;
+    }
+
+    public String getBreakerName() {
+        return breakerName;
+    }
+
+    public void setBreakerName(String breakerName) {
+        this.breakerName = breakerName;
+    }
+
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public long getLocalMaxKeys() {
+        return localMaxKeys;
+    }
+
+    public void setLocalMaxKeys(long localMaxKeys) {
+        this.localMaxKeys = localMaxKeys;
+    }
+
+    /** Where buckets live. */
+    public enum StoreType {
+        /** This instance's memory until Redis first answers (a warning says so), then Redis for good. */
+        AUTO,
+        /** Redis, always; a failing Redis is bridged by deciding from memory per request. */
+        REDIS,
+        /** This instance's memory only: exact for a single instance, per-instance for a fleet. */
+        MEMORY
+    }
+}
