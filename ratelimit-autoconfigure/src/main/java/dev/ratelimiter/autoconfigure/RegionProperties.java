@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.RegionShares;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -50,6 +52,18 @@ public class RegionProperties {
     private int maxKeys = 100_000;
 
     private final Kafka kafka = new Kafka();
+
+    /** This region's shares under these settings; refuses settings that cannot split a limit between regions. */
+    RegionShares shares() {
+        if (weights.size() < 2) {
+            // One region alone would enforce each global limit whole here, beside the others doing the same.
+            throw new InvalidLimitException("ratelimit.regions.weights", "ratelimit.regions.local is '" + local
+                    + "', but ratelimit.regions.weights lists " + weights.keySet() + ": list every region with its "
+                    + "weight (the same in every region), e.g. {us-east-1: 1, eu-central-1: 1, ap-southeast-1: 1}, "
+                    + "or leave ratelimit.regions.local unset.");
+        }
+        return new RegionShares(local, weights);
+    }
 
     public String getLocal() {
         return local;
