@@ -104,9 +104,7 @@ public final class RegionUsage implements VerdictListener {
             Rule rule = ruleSet.rules().get(bucket.rule);
             if (rule == null || rule.scope() != Scope.GLOBAL || admitted + refused == 0 && bucket.idle) {
                 counts.remove(key, bucket); // an add racing this removal is lost: one interval's count of one bucket
-                if (rule == null || rule.scope() != Scope.GLOBAL || admitted + refused == 0) {
-                    return;
-                }
+                return;
             }
             boolean idle = admitted + refused == 0;
             bucket.idle = idle;
