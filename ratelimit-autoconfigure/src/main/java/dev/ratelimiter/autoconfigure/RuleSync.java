@@ -11,6 +11,7 @@ import java.util.TreeMap;
 
 import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.PeriodicTask;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
@@ -94,11 +95,10 @@ public final class RuleSync implements SmartLifecycle {
                         .scheduler(Background.scheduler()))
                 .concatMap(version -> refresh())
                 .subscribe());
-        subscriptions.add(Flux.interval(pollInterval, pollInterval, Background.scheduler())
-                // A poll slower than the interval (a store timing out) skips ticks instead of failing the loop.
-                .onBackpressureDrop()
-                .concatMap(tick -> refresh())
-                .subscribe());
+        // A poll slower than the interval (a store timing out) skips ticks instead of failing the loop.
+        PeriodicTask poll = PeriodicTask.every("Polling the rule store", pollInterval, this::refresh);
+        poll.start();
+        subscriptions.add(poll::stop);
     }
 
     /** Reads the store now and applies what it holds; completes when done, never with an error. */

@@ -2,8 +2,6 @@ package dev.ratelimiter.core;
 
 import java.time.Duration;
 
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 
 /**
  * Runs {@link LeaseStore#settle()} every interval: one store call per interval per instance, whatever the traffic.
@@ -11,29 +9,22 @@ import reactor.core.publisher.Flux;
  */
 public final class SettleLoop {
 
-    private final LeaseStore leases;
-    private final Duration interval;
-    private Disposable loop;
+    private final PeriodicTask loop;
 
+    /** @param leases the lease store to settle, or null (no local-mode store configured: the loop does nothing) */
     public SettleLoop(LeaseStore leases, Duration interval) {
-        this.leases = leases;
-        this.interval = interval;
+        this.loop = leases == null ? null : PeriodicTask.every("Settling local-mode leases", interval, leases::settle);
     }
 
-    /** Starts the loop; does nothing without a lease store (no local-mode store configured). */
-    public synchronized void start() {
-        if (loop == null && leases != null) {
-            loop = Flux.interval(interval, interval, Background.scheduler())
-                    .onBackpressureDrop()
-                    .concatMap(tick -> leases.settle(), 1)
-                    .subscribe();
+    public void start() {
+        if (loop != null) {
+            loop.start();
         }
     }
 
-    public synchronized void stop() {
+    public void stop() {
         if (loop != null) {
-            loop.dispose();
-            loop = null;
+            loop.stop();
         }
     }
 }

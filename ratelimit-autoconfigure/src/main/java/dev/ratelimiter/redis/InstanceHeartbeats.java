@@ -5,9 +5,8 @@ import java.util.UUID;
 
 import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.LiveInstances;
+import dev.ratelimiter.core.PeriodicTask;
 import io.lettuce.core.ScriptOutputType;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -26,13 +25,14 @@ public final class InstanceHeartbeats implements LiveInstances {
     private final Duration interval;
     private volatile int count;
     private volatile boolean answered;
-    private Disposable loop;
+    private final PeriodicTask loop;
 
     public InstanceHeartbeats(LimiterConnection redis, RedisKeys keys, Duration interval, int expected) {
         this.redis = redis;
         this.key = new String[] { keys.prefix() + ":{instances}" };
         this.interval = interval;
         this.count = Math.max(1, expected);
+        this.loop = new PeriodicTask("Sending the instance heartbeat", Duration.ZERO, interval, () -> beat(false));
     }
 
     @Override
@@ -46,21 +46,13 @@ public final class InstanceHeartbeats implements LiveInstances {
     }
 
     /** Sends a heartbeat now and then every interval, without waiting for any of them. */
-    public synchronized void start() {
-        if (loop == null) {
-            loop = Flux.interval(Duration.ZERO, interval, Background.scheduler())
-                    .onBackpressureDrop()
-                    .concatMap(tick -> beat(false))
-                    .subscribe();
-        }
+    public void start() {
+        loop.start();
     }
 
     /** Stops beating and leaves the count at once, so that the others' fair share grows without waiting. */
-    public synchronized void stop() {
-        if (loop != null) {
-            loop.dispose();
-            loop = null;
-        }
+    public void stop() {
+        loop.stop();
         beat(true).block(Duration.ofSeconds(1));
     }
 

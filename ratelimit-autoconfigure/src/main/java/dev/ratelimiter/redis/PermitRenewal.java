@@ -3,10 +3,9 @@ package dev.ratelimiter.redis;
 import java.time.Duration;
 
 import dev.ratelimiter.core.Background;
+import dev.ratelimiter.core.PeriodicTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -18,33 +17,23 @@ public final class PermitRenewal {
 
     private static final Logger logger = LoggerFactory.getLogger(PermitRenewal.class);
 
-    private final RedisPermits permits;
-    private final Duration tick;
-    private Disposable loop;
+    private final PeriodicTask loop;
 
     public PermitRenewal(RedisPermits permits, Duration tick) {
-        this.permits = permits;
-        this.tick = tick;
+        this.loop = PeriodicTask.every("Renewing concurrency permits", tick,
+                () -> permits.renewDue().timeout(tick.multipliedBy(4), Background.scheduler())
+                        .onErrorResume(failure -> {
+                            // expected while Redis is away; not worth the task's warning at every tick
+                            logger.debug("Permit renewal failed; retrying at the next tick: {}", failure.toString());
+                            return Mono.just(0L);
+                        }));
     }
 
-    public synchronized void start() {
-        if (loop == null) {
-            loop = Flux.interval(tick, tick, Background.scheduler())
-                    .onBackpressureDrop()
-                    .concatMap(t -> permits.renewDue().timeout(tick.multipliedBy(4), Background.scheduler())
-                            .onErrorResume(failure -> {
-                                logger.debug("Permit renewal failed; retrying at the next tick: {}",
-                                        failure.toString());
-                                return Mono.just(0L);
-                            }), 1)
-                    .subscribe();
-        }
+    public void start() {
+        loop.start();
     }
 
-    public synchronized void stop() {
-        if (loop != null) {
-            loop.dispose();
-            loop = null;
-        }
+    public void stop() {
+        loop.stop();
     }
 }
