@@ -37,15 +37,15 @@ public final class RateLimitGatewayAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners) {
-        RateLimitProperties.ApiKey apiKey = properties.getApiKey();
-        RateLimitProperties.Identity identity = properties.getIdentity();
+        ApiKeyProperties apiKey = properties.getApiKey();
+        IdentityProperties identity = properties.getIdentity();
         int unknownStatus = apiKey.getUnknown().getStatus();
         if (unknownStatus != 401 && unknownStatus != 403) {
             throw new InvalidLimitException("ratelimit.api-key.unknown.status", "ratelimit.api-key.unknown.status "
                     + "must be 401 or 403 (a refused credential), but was " + unknownStatus + ".");
         }
         ApiKeyRefusals refusals = new ApiKeyRefusals(
-                apiKey.getWhenMissing() == RateLimitProperties.MissingKeyAction.REJECT,
+                apiKey.getWhenMissing() == ApiKeyProperties.MissingKeyAction.REJECT,
                 HttpStatusCode.valueOf(apiKey.getMissingStatus()), HttpStatusCode.valueOf(unknownStatus));
         if (identity.getTrustedProxyHops() != 0) {
             throw new IllegalStateException("ratelimit.identity.trusted-proxy-hops was removed: it believed the "

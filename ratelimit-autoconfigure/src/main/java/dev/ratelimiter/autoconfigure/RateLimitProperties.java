@@ -1,16 +1,12 @@
 package dev.ratelimiter.autoconfigure;
 
-import dev.ratelimiter.core.UnknownApiKeyPolicy;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimiter.core.ClientAddressResolver;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
@@ -51,11 +47,13 @@ public class RateLimitProperties {
      */
     private int filterOrder = -100;
 
-    private final ApiKey apiKey = new ApiKey();
+    @NestedConfigurationProperty
+    private final ApiKeyProperties apiKey = new ApiKeyProperties();
 
     private final ClientId clientId = new ClientId();
 
-    private final Identity identity = new Identity();
+    @NestedConfigurationProperty
+    private final IdentityProperties identity = new IdentityProperties();
 
     @NestedConfigurationProperty
     private final StoreProperties store = new StoreProperties();
@@ -102,7 +100,7 @@ public class RateLimitProperties {
         this.killSwitch = killSwitch;
     }
 
-    public Identity getIdentity() {
+    public IdentityProperties getIdentity() {
         return identity;
     }
 
@@ -118,7 +116,7 @@ public class RateLimitProperties {
         this.filterOrder = filterOrder;
     }
 
-    public ApiKey getApiKey() {
+    public ApiKeyProperties getApiKey() {
         return apiKey;
     }
 
@@ -167,139 +165,6 @@ public class RateLimitProperties {
         }
     }
 
-    /** How clients identify themselves. */
-    /** What happens to API keys nobody listed ({@code ratelimit.api-key.unknown}). */
-    public static class Unknown {
-
-        /**
-         * default-tier: a client of the default tier like any other; reject: refused with {@code status} before any
-         * rule or store is asked; per-address: limited by one small bucket per client address ({@code limit}) and
-         * by nothing else, so rotating keys buys nothing and creates no state per key.
-         */
-        private UnknownApiKeyPolicy policy = UnknownApiKeyPolicy.DEFAULT_TIER;
-
-        /** Status of the refusal under the reject policy (401 or 403). */
-        private int status = 401;
-
-        /**
-         * The per-address bucket under the per-address policy (a token bucket or sliding window, keyed by the client
-         * address as ratelimit.identity resolves it). Default: a burst of 10, refilled at 1 per second.
-         */
-        private final LimitProperties limit = defaultUnknownLimit();
-
-        private static LimitProperties defaultUnknownLimit() {
-            LimitProperties limit = new LimitProperties();
-            limit.setCapacity(10);
-            limit.setRefillTokens(1);
-            limit.setRefillPeriod(java.time.Duration.ofSeconds(1));
-            return limit;
-        }
-
-        public UnknownApiKeyPolicy getPolicy() {
-            return policy;
-        }
-
-        public void setPolicy(UnknownApiKeyPolicy policy) {
-            this.policy = policy;
-        }
-
-        public int getStatus() {
-            return status;
-        }
-
-        public void setStatus(int status) {
-            this.status = status;
-        }
-
-        public LimitProperties getLimit() {
-            return limit;
-        }
-    }
-
-    public static class ApiKey {
-
-        /**
-         * Request header carrying the client's API key.
-         */
-        private String header = "X-API-Key";
-
-        /**
-         * What to do with a request that has no API key: reject it, or evaluate it by the rules that need no key.
-         */
-        private MissingKeyAction whenMissing = MissingKeyAction.REJECT;
-
-        /**
-         * HTTP status of the answer to a request without an API key, when rejecting.
-         */
-        private int missingStatus = 401;
-
-        /**
-         * Most characters an API key may have; a longer one is refused with 400 before any rule or store is asked. 0:
-         * no limit but the server's header size.
-         */
-        private int maxLength;
-
-        /**
-         * A regular expression every API key must match as a whole (e.g. [A-Za-z0-9_-]{16,64}); a key that does not
-         * is refused with 400 before any rule or store is asked, so junk and rotating keys cost nothing. Empty: none.
-         */
-        private String pattern;
-
-        /** API keys that no tier lists and no customer override names. */
-        private final Unknown unknown = new Unknown();
-
-        public Unknown getUnknown() {
-            return unknown;
-        }
-
-        public int getMaxLength() {
-            return maxLength;
-        }
-
-        public void setMaxLength(int maxLength) {
-            this.maxLength = maxLength;
-        }
-
-        public String getPattern() {
-            return pattern;
-        }
-
-        public void setPattern(String pattern) {
-            this.pattern = pattern;
-        }
-
-        public String getHeader() {
-            return header;
-        }
-
-        public void setHeader(String header) {
-            this.header = header;
-        }
-
-        public MissingKeyAction getWhenMissing() {
-            return whenMissing;
-        }
-
-        public void setWhenMissing(MissingKeyAction whenMissing) {
-            this.whenMissing = whenMissing;
-        }
-
-        public int getMissingStatus() {
-            return missingStatus;
-        }
-
-        public void setMissingStatus(int missingStatus) {
-            this.missingStatus = missingStatus;
-        }
-    }
-
-    /** What to do with a request that has no API key. */
-    public enum MissingKeyAction {
-        /** Answer with {@code missing-status} and a problem body; the upstream never sees the request. */
-        REJECT,
-        /** Evaluate it without a key: only rules that need none (per-IP, per-route caps) apply. */
-        ALLOW
-    }
 
     /** One tier: the API keys in it and its limit per route class. */
     public static class Tier {
@@ -342,112 +207,6 @@ public class RateLimitProperties {
 
         public void setLimits(Map<String, LimitProperties> limits) {
             this.limits = limits;
-        }
-    }
-
-    /** Where the filter reads who is calling. */
-    public static class Identity {
-
-        /**
-         * Header carrying the end-user id, set by the authentication in front of the limiter (which must strip
-         * client-sent copies).
-         */
-        private String userHeader = "X-User-Id";
-
-        /**
-         * Header carrying the tenant id, set by the authentication in front of the limiter (which must strip
-         * client-sent copies).
-         */
-        private String tenantHeader = "X-Tenant-Id";
-
-        /**
-         * Addresses or CIDR blocks of the proxies in front of the gateway (load balancers, ingress controllers), e.g.
-         * 10.0.0.0/8. Only when the connecting peer is one of them are the Forwarded / X-Forwarded-For entries they
-         * appended believed; everything a client wrote itself is ignored. Empty: the connection's address is the
-         * client's.
-         */
-        private List<String> trustedProxies = new ArrayList<>();
-
-        /**
-         * The forwarding header the trusted proxies write: x-forwarded-for (nginx, ingress-nginx, AWS ALB, Envoy) or
-         * forwarded (RFC 7239). Only that one is read: a proxy passes the other through as the client wrote it.
-         */
-        private ClientAddressResolver.Header forwardedHeader = ClientAddressResolver.Header.X_FORWARDED_FOR;
-
-        /**
-         * Leading bits of an IPv4 client address that name its bucket: 32 gives each address its own bucket, 24 one
-         * per /24 network.
-         */
-        private int ipv4Prefix = 32;
-
-        /**
-         * Leading bits of an IPv6 client address that name its bucket. One subscriber usually holds a whole /64, so
-         * a longer prefix would let one client take as many buckets as it has addresses.
-         */
-        private int ipv6Prefix = 64;
-
-        /**
-         * Removed: it believed the n-th X-Forwarded-For entry whoever sent it. Setting it fails the start-up; list the
-         * proxies' addresses in trusted-proxies instead.
-         */
-        private int trustedProxyHops;
-
-        public String getUserHeader() {
-            return userHeader;
-        }
-
-        public void setUserHeader(String userHeader) {
-            this.userHeader = userHeader;
-        }
-
-        public String getTenantHeader() {
-            return tenantHeader;
-        }
-
-        public void setTenantHeader(String tenantHeader) {
-            this.tenantHeader = tenantHeader;
-        }
-
-        public List<String> getTrustedProxies() {
-            return trustedProxies;
-        }
-
-        public void setTrustedProxies(List<String> trustedProxies) {
-            this.trustedProxies = trustedProxies;
-        }
-
-        public ClientAddressResolver.Header getForwardedHeader() {
-            return forwardedHeader;
-        }
-
-        public void setForwardedHeader(ClientAddressResolver.Header forwardedHeader) {
-            this.forwardedHeader = forwardedHeader;
-        }
-
-        public int getIpv4Prefix() {
-            return ipv4Prefix;
-        }
-
-        public void setIpv4Prefix(int ipv4Prefix) {
-            this.ipv4Prefix = ipv4Prefix;
-        }
-
-        public int getIpv6Prefix() {
-            return ipv6Prefix;
-        }
-
-        public void setIpv6Prefix(int ipv6Prefix) {
-            this.ipv6Prefix = ipv6Prefix;
-        }
-
-        @DeprecatedConfigurationProperty(replacement = "ratelimit.identity.trusted-proxies",
-                reason = "believed X-Forwarded-For from any peer")
-        public int getTrustedProxyHops() {
-            return trustedProxyHops;
-        }
-
-        public void setTrustedProxyHops(int trustedProxyHops) {
-            this.trustedProxyHops = trustedProxyHops;
         }
     }
 

@@ -87,7 +87,7 @@ final class RuleSetFactory {
                 rules.rule(rule);
             }
         });
-        RateLimitProperties.Unknown unknown = properties.getApiKey().getUnknown();
+        ApiKeyProperties.Unknown unknown = properties.getApiKey().getUnknown();
         rules.unknownApiKeys(unknown.getPolicy(), unknown.getPolicy() == UnknownApiKeyPolicy.PER_ADDRESS
                 ? RuleFactory.unknownKeys(unknown.getLimit()) : null);
         applyControl(runtime.control(), rules);

@@ -1,0 +1,116 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimiter.core.ClientAddressResolver;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+
+/**
+ * Where the filter reads who is calling, bound from {@code ratelimit.identity.*}: the user and tenant headers the
+ * authentication sets, and the client address behind trusted proxies.
+ */
+public class IdentityProperties {
+
+    /**
+     * Header carrying the end-user id, set by the authentication in front of the limiter (which must strip
+     * client-sent copies).
+     */
+    private String userHeader = "X-User-Id";
+
+    /**
+     * Header carrying the tenant id, set by the authentication in front of the limiter (which must strip
+     * client-sent copies).
+     */
+    private String tenantHeader = "X-Tenant-Id";
+
+    /**
+     * Addresses or CIDR blocks of the proxies in front of the gateway (load balancers, ingress controllers), e.g.
+     * 10.0.0.0/8. Only when the connecting peer is one of them are the Forwarded / X-Forwarded-For entries they
+     * appended believed; everything a client wrote itself is ignored. Empty: the connection's address is the
+     * client's.
+     */
+    private List<String> trustedProxies = new ArrayList<>();
+
+    /**
+     * The forwarding header the trusted proxies write: x-forwarded-for (nginx, ingress-nginx, AWS ALB, Envoy) or
+     * forwarded (RFC 7239). Only that one is read: a proxy passes the other through as the client wrote it.
+     */
+    private ClientAddressResolver.Header forwardedHeader = ClientAddressResolver.Header.X_FORWARDED_FOR;
+
+    /**
+     * Leading bits of an IPv4 client address that name its bucket: 32 gives each address its own bucket, 24 one
+     * per /24 network.
+     */
+    private int ipv4Prefix = 32;
+
+    /**
+     * Leading bits of an IPv6 client address that name its bucket. One subscriber usually holds a whole /64, so
+     * a longer prefix would let one client take as many buckets as it has addresses.
+     */
+    private int ipv6Prefix = 64;
+
+    /**
+     * Removed: it believed the n-th X-Forwarded-For entry whoever sent it. Setting it fails the start-up; list the
+     * proxies' addresses in trusted-proxies instead.
+     */
+    private int trustedProxyHops;
+
+    public String getUserHeader() {
+        return userHeader;
+    }
+
+    public void setUserHeader(String userHeader) {
+        this.userHeader = userHeader;
+    }
+
+    public String getTenantHeader() {
+        return tenantHeader;
+    }
+
+    public void setTenantHeader(String tenantHeader) {
+        this.tenantHeader = tenantHeader;
+    }
+
+    public List<String> getTrustedProxies() {
+        return trustedProxies;
+    }
+
+    public void setTrustedProxies(List<String> trustedProxies) {
+        this.trustedProxies = trustedProxies;
+    }
+
+    public ClientAddressResolver.Header getForwardedHeader() {
+        return forwardedHeader;
+    }
+
+    public void setForwardedHeader(ClientAddressResolver.Header forwardedHeader) {
+        this.forwardedHeader = forwardedHeader;
+    }
+
+    public int getIpv4Prefix() {
+        return ipv4Prefix;
+    }
+
+    public void setIpv4Prefix(int ipv4Prefix) {
+        this.ipv4Prefix = ipv4Prefix;
+    }
+
+    public int getIpv6Prefix() {
+        return ipv6Prefix;
+    }
+
+    public void setIpv6Prefix(int ipv6Prefix) {
+        this.ipv6Prefix = ipv6Prefix;
+    }
+
+    @DeprecatedConfigurationProperty(replacement = "ratelimit.identity.trusted-proxies",
+            reason = "believed X-Forwarded-For from any peer")
+    public int getTrustedProxyHops() {
+        return trustedProxyHops;
+    }
+
+    public void setTrustedProxyHops(int trustedProxyHops) {
+        this.trustedProxyHops = trustedProxyHops;
+    }
+}
