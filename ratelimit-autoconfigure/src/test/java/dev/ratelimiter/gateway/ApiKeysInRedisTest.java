@@ -11,8 +11,6 @@ import dev.ratelimiter.core.DecisionEventJson;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,19 +30,9 @@ class ApiKeysInRedisTest {
     static final String NEW_SECRET = "the-new-client-id-secret-4567";
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
-    @BeforeEach
-    void flush() {
-        redis.command("FLUSHALL");
-    }
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @Test
     void aPostedOverrideLeavesItsKeyNowhereInRedisTheEventsOrTheViewAndStillApplies() {
@@ -181,6 +169,6 @@ class ApiKeysInRedisTest {
                 "ratelimit.tiers.free.limits.default.refill-tokens=5",
                 "ratelimit.tiers.free.limits.default.refill-period=1h"));
         all.addAll(List.of(properties));
-        return GatewayInstance.start(redis.url(), upstream.uri(), all.toArray(String[]::new));
+        return fixture.start(all.toArray(String[]::new));
     }
 }

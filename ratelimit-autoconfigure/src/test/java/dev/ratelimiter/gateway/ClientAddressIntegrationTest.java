@@ -6,8 +6,6 @@ import java.util.function.Consumer;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,24 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClientAddressIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     private static final String[] PER_ADDRESS = { "ratelimit.store.type=redis", "ratelimit.store.timeout=2s", "ratelimit.api-key.when-missing=allow",
         "ratelimit.rules.per-address.key=client-ip", "ratelimit.rules.per-address.capacity=3",
         "ratelimit.rules.per-address.refill-tokens=1", "ratelimit.rules.per-address.refill-period=1h" };
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        redis.command("FLUSHALL");
-        upstream.reset();
-    }
 
     @Test
     void aClientThatIsNotAProxyCannotPickAFreshBucketPerRequest() {
@@ -98,7 +85,7 @@ class ClientAddressIntegrationTest {
     private static ConfigurableApplicationContext start(String... extra) {
         List<String> properties = new ArrayList<>(List.of(PER_ADDRESS));
         properties.addAll(List.of(extra));
-        return GatewayInstance.start(redis.url(), upstream.uri(), properties.toArray(String[]::new));
+        return fixture.start(properties.toArray(String[]::new));
     }
 
     private static long bucketsInRedis() {

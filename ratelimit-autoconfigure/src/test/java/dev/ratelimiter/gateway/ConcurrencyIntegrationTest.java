@@ -11,7 +11,6 @@ import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,9 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ConcurrencyIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
@@ -50,12 +49,12 @@ class ConcurrencyIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("ratelimit.store.type", () -> "redis");
         registry.add("ratelimit.store.timeout", () -> "2s");
-        TestRoutes.route(registry, 0, "report", "/report/**", upstream::uri);
-        TestRoutes.route(registry, 1, "held", "/held/**", upstream::uri);
-        TestRoutes.route(registry, 2, "stream", "/stream/**", upstream::uri);
+        fixture.route(registry, 0, "report", "/report/**");
+        fixture.route(registry, 1, "held", "/held/**");
+        fixture.route(registry, 2, "stream", "/stream/**");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "100000");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "100000");
@@ -74,15 +73,8 @@ class ConcurrencyIntegrationTest {
         registry.add("ratelimit.rules.in-progress.match.route-ids[1]", () -> "stream");
     }
 
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
     @BeforeEach
     void reset() {
-        redis.command("FLUSHALL");
-        upstream.reset();
         client = WebClient.builder().baseUrl("http://127.0.0.1:" + port).build();
     }
 

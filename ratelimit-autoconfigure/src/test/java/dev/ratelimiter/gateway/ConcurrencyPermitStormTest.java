@@ -47,9 +47,9 @@ class ConcurrencyPermitStormTest {
     private static final long SEED = Long.getLong("ratelimit.test.seed", 20261201L);
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static LatencyProxy network;
 
@@ -64,8 +64,8 @@ class ConcurrencyPermitStormTest {
         network = new LatencyProxy(redis.host(), redis.port(), Duration.ZERO);
         registry.add("spring.data.redis.url", network::url);
         registry.add("ratelimit.store.type", () -> "redis");
-        TestRoutes.route(registry, 0, "slow", "/slow/**", upstream::uri);
-        TestRoutes.route(registry, 1, "stream", "/stream/**", upstream::uri);
+        fixture.route(registry, 0, "slow", "/slow/**");
+        fixture.route(registry, 1, "stream", "/stream/**");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.rules.per-client.algorithm", () -> "concurrency");
         registry.add("ratelimit.rules.per-client.max-in-progress", () -> String.valueOf(PER_CLIENT));

@@ -5,7 +5,6 @@ import java.time.Duration;
 import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,14 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class ContextStopAndStartTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
-
-    @AfterAll
-    static void stop() {
-        upstream.close();
-    }
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @Test
     void afterAStopAndAStartDecisionsAreMadeInRedisAgainOnTheSameBuckets() {

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LoadSheddingIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
@@ -45,11 +44,11 @@ class LoadSheddingIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("ratelimit.store.timeout", () -> "2s");
-        TestRoutes.route(registry, 0, "user", "/user/**", upstream::uri);
+        fixture.route(registry, 0, "user", "/user/**");
         registry.add("spring.cloud.gateway.server.webflux.routes[0].metadata.ratelimit-priority", () -> "critical");
-        TestRoutes.route(registry, 1, "batch", "/batch/**", upstream::uri);
+        fixture.route(registry, 1, "batch", "/batch/**");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.ratelimit-priority", () -> "background");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "1000000");
@@ -58,11 +57,6 @@ class LoadSheddingIntegrationTest {
         registry.add("ratelimit.shedding.upstreams.shared.route-ids[0]", () -> "user");
         registry.add("ratelimit.shedding.upstreams.shared.route-ids[1]", () -> "batch");
         registry.add("ratelimit.shedding.upstreams.shared.max-in-flight", () -> "20");
-    }
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
     }
 
     @BeforeEach

@@ -5,7 +5,6 @@ import java.util.List;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -21,14 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MissingIdentityIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @Test
     void leavingTheHeaderOutIsRefusedOrSharedNeverUnlimited() {

@@ -38,9 +38,9 @@ class OperatorSecurityIntegrationTest {
     static final String VIEWER_PASSWORD = "viewer-secret-0123";
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static ConfigurableApplicationContext gateway;
     static int managementPort;

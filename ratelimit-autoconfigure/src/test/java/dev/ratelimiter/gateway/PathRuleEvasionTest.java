@@ -9,7 +9,6 @@ import java.util.Map;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PathRuleEvasionTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static final List<String> SPELLINGS = List.of("/api//hello", "//api/hello", "/api/./hello", "/api/x/../hello",
             "/api/hello/", "/api/hello;v=1", "/api/hell%6F", "/api/hell%6f", "/api%2Fhello", "/api/%2e/hello",
@@ -38,16 +37,9 @@ class PathRuleEvasionTest {
     private ConfigurableApplicationContext gateway;
     private int port;
 
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
     @BeforeEach
     void start() {
-        redis.command("FLUSHALL");
-        upstream.reset();
-        gateway = GatewayInstance.start(redis.url(), upstream.uri(), "ratelimit.store.type=redis",
+        gateway = fixture.start("ratelimit.store.type=redis",
                 "ratelimit.store.timeout=2s", "ratelimit.rules.hello-cap.match.paths=/api/hello",
                 "ratelimit.rules.hello-cap.capacity=3", "ratelimit.rules.hello-cap.refill-tokens=1",
                 "ratelimit.rules.hello-cap.refill-period=1h");

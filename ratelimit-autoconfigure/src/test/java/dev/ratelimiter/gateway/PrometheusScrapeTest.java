@@ -11,7 +11,6 @@ import java.util.regex.Pattern;
 import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -32,19 +31,19 @@ class PrometheusScrapeTest {
     static final Path DASHBOARD = Path.of("..", "src", "docs", "grafana", "ratelimit-dashboard.json");
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("management.endpoints.web.exposure.include", () -> "prometheus,ratelimit");
-        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "20");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "1");
@@ -54,11 +53,6 @@ class PrometheusScrapeTest {
         registry.add("ratelimit.rules.watch.refill-period", () -> "1h");
         registry.add("ratelimit.rules.watch.mode", () -> "shadow");
         registry.add("ratelimit.shedding.upstreams.api.max-in-flight", () -> "50");
-    }
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
     }
 
     @Test

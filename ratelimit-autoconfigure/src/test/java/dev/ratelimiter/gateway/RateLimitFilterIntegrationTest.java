@@ -10,7 +10,6 @@ import java.util.List;
 import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,9 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitFilterIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
@@ -43,10 +42,10 @@ class RateLimitFilterIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("server.max-http-request-header-size", () -> "16KB");
-        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
-        TestRoutes.route(registry, 1, "reports", "/reports/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
+        fixture.route(registry, 1, "reports", "/reports/**");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.route-class", () -> "reports");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.ratelimit-cost", () -> "2");
         registry.add("ratelimit.store.type", () -> "redis");
@@ -66,15 +65,8 @@ class RateLimitFilterIntegrationTest {
         registry.add("ratelimit.tiers.pro.limits.default.refill-period", () -> "1h");
     }
 
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
     @BeforeEach
     void reset() {
-        redis.command("FLUSHALL");
-        upstream.reset();
         client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
                 .build();
     }

@@ -12,7 +12,6 @@ import java.util.regex.Pattern;
 import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,9 +31,9 @@ class RequestSurfaceFuzzTest {
     static final int DEFAULT_REQUESTS = 600;
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     /**
      * Every key the limiter may write: a partition of 22 url-safe characters (a shard suffix), a rule and a shape;
@@ -45,11 +44,6 @@ class RequestSurfaceFuzzTest {
             + "|rl:\\{[A-Za-z0-9_-]{22}(#[0-9]+)?\\}:[a-z.-]+@(t|c|w[0-9]+)(:[A-Za-z0-9_-]{22})?");
 
     private static final String[] HEADERS = { "X-API-Key", "X-User-Id", "X-Tenant-Id", "X-Forwarded-For", "Forwarded" };
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
 
     @Test
     void noInputCausesA5xxEscapesTheNamespaceOrTouchesAnotherClient() throws IOException {

@@ -12,7 +12,6 @@ import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,9 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuleStoreFaultsIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
@@ -52,14 +51,14 @@ class RuleStoreFaultsIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("management.endpoints.web.exposure.include", () -> "ratelimit,ratelimitcontrol");
         registry.add("ratelimit.store.type", () -> "redis");
         // Long enough that nothing times out on a loaded machine: every store error counted here is a real error.
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("ratelimit.rule-store.poll-interval", () -> "200ms");
-        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
-        TestRoutes.route(registry, 1, "costly", "/costly/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
+        fixture.route(registry, 1, "costly", "/costly/**");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.ratelimit-cost", () -> "10");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "5");
@@ -67,15 +66,8 @@ class RuleStoreFaultsIntegrationTest {
         registry.add("ratelimit.tiers.free.limits.default.refill-period", () -> "1h");
     }
 
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
-    }
-
     @BeforeEach
     void reset() {
-        redis.command("FLUSHALL");
-        upstream.reset();
         client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
                 .responseTimeout(Duration.ofSeconds(10)).build();
         awaitRulesVersion(0);

@@ -6,7 +6,6 @@ import java.util.Map;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,9 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RulesIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort
     int port;
@@ -43,7 +42,7 @@ class RulesIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol");
         registry.add("management.endpoint.health.show-details", () -> "always");
         route(registry, 0, "api", "/api/**");
@@ -89,18 +88,11 @@ class RulesIntegrationTest {
     }
 
     private static void route(DynamicPropertyRegistry registry, int index, String id, String path) {
-        TestRoutes.route(registry, index, id, path, upstream::uri);
-    }
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
+        fixture.route(registry, index, id, path);
     }
 
     @BeforeEach
     void reset() {
-        redis.command("FLUSHALL");
-        upstream.reset();
         client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
                 .build();
         control(Map.of("killSwitch", false)).expectStatus().isOk();

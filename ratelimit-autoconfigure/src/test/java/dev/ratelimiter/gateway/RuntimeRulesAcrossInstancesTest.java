@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeRulesAcrossInstancesTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
     static ConfigurableApplicationContext first;
     static ConfigurableApplicationContext second;
 

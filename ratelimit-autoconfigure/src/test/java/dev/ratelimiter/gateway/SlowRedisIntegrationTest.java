@@ -26,9 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SlowRedisIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static LatencyProxy proxy;
 
@@ -45,7 +45,7 @@ class SlowRedisIntegrationTest {
         });
         registry.add("management.endpoints.web.exposure.include", () -> "health");
         registry.add("management.endpoint.health.show-details", () -> "always");
-        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.store.type", () -> "redis");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "20");

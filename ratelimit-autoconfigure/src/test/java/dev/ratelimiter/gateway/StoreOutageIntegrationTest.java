@@ -9,7 +9,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StoreOutageIntegrationTest {
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     /** Threads the filters after the limiter ran on. */
     static final Queue<String> downstreamThreads = new ConcurrentLinkedQueue<>();
@@ -57,7 +56,7 @@ class StoreOutageIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("management.endpoints.web.exposure.include", () -> "health");
         registry.add("management.endpoint.health.show-details", () -> "always");
         registry.add("management.endpoint.health.probes.enabled", () -> "true");
@@ -90,12 +89,7 @@ class StoreOutageIntegrationTest {
     }
 
     private static void route(DynamicPropertyRegistry registry, int index, String id, String path) {
-        TestRoutes.route(registry, index, id, path, upstream::uri);
-    }
-
-    @AfterAll
-    static void stopUpstream() {
-        upstream.close();
+        fixture.route(registry, index, id, path);
     }
 
     @BeforeEach

@@ -30,9 +30,9 @@ class UnknownApiKeysIntegrationTest {
     static final int BUDGET = 20;
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static ConfigurableApplicationContext gateway;
     static int port;

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.gateway.GatewayFixture;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,9 +45,9 @@ class DecisionEventsKafkaIntegrationTest {
     static final String TOPIC = "ratelimit.decisions";
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static final EmbeddedKafkaKraftBroker kafka = startKafka();
 
@@ -66,12 +67,12 @@ class DecisionEventsKafkaIntegrationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("ratelimit.events.kafka.bootstrap-servers", kafka::getBrokersAsString);
         registry.add("ratelimit.events.region", () -> "test-region");
         registry.add("ratelimit.events.instance", () -> "gw-test");
-        dev.ratelimiter.gateway.TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.default-tier", () -> "free");
         // 80 requests per client per hour: 4,980 requests from 50 clients give 4,000 allowed and 980 denied.
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "80");

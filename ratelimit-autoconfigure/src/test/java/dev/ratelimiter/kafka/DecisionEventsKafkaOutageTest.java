@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.gateway.TestGatewayApplication;
-import dev.ratelimiter.gateway.TestRoutes;
+import dev.ratelimiter.gateway.GatewayFixture;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,9 +45,9 @@ class DecisionEventsKafkaOutageTest {
     static final String TOPIC = "ratelimit.decisions";
 
     @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
-
-    static final StubUpstream upstream = StubUpstream.start();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
 
     static final EmbeddedKafkaKraftBroker kafka = startKafka();
 
@@ -65,14 +65,14 @@ class DecisionEventsKafkaOutageTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", redis::url);
+        fixture.redisProperties(registry);
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("ratelimit.events.kafka.bootstrap-servers", kafka::getBrokersAsString);
         // Give up on undeliverable events within seconds rather than the default 30 s, so the test sees them counted.
         registry.add("ratelimit.events.kafka.producer.delivery.timeout.ms", () -> "3000");
         registry.add("ratelimit.events.kafka.producer.request.timeout.ms", () -> "1000");
         registry.add("ratelimit.events.kafka.producer.linger.ms", () -> "5");
-        TestRoutes.route(registry, 0, "api", "/api/**", upstream::uri);
+        fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "10");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "1");
