@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.LoadShedderSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -117,6 +118,14 @@ public class LoadSheddingProperties {
 
     public Map<String, Upstream> getUpstreams() {
         return upstreams;
+    }
+
+    /** These settings as the core's plain value, named by their prefix in messages. */
+    public LoadShedderSettings settings() {
+        Map<String, LoadShedderSettings.Upstream> byName = new LinkedHashMap<>();
+        upstreams.forEach((name, upstream) -> byName.put(name, new LoadShedderSettings.Upstream(
+                upstream.getRouteIds(), upstream.getMaxInFlight(), upstream.isAdaptive())));
+        return new LoadShedderSettings("ratelimit.shedding", targetUtilisation, defaultPriority, byName);
     }
 
     /** One protected upstream. */

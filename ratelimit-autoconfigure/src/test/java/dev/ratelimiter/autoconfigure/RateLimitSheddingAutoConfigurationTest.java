@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.gateway.LoadSheddingFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,8 +25,8 @@ class RateLimitSheddingAutoConfigurationTest {
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .run(context -> {
                     assertThat(context.getBean(LoadSheddingFilter.class).getOrder()).isEqualTo(-99);
-                    RateLimitSheddingAutoConfiguration.LoadShedders shedders = context
-                            .getBean(RateLimitSheddingAutoConfiguration.LoadShedders.class);
+                    LoadShedders shedders = context
+                            .getBean(LoadShedders.class);
                     assertThat(shedders.byRoute()).containsOnlyKeys("reports", "search-a", "search-b");
                     assertThat(shedders.byRoute().get("reports").limit()).isEqualTo(40);
                     assertThat(shedders.byRoute().get("search-a")).isSameAs(shedders.byRoute().get("search-b"));

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimiter.autoconfigure.RateLimitSheddingAutoConfiguration.LoadShedders;
 import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetHolder;

@@ -1,0 +1,29 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.Priority;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/** The meters of one upstream's shedder: requests shed per priority, requests in progress, and its limit. */
+final class LoadShedderMeters {
+
+    private LoadShedderMeters() {
+    }
+
+    static void bind(LoadShedder shedder, MeterRegistry registry) {
+        for (Priority priority : Priority.values()) {
+            FunctionCounter.builder("ratelimit.shed", shedder, s -> s.shed(priority))
+                    .description("Requests shed because the upstream was full")
+                    .tag("upstream", shedder.upstream()).tag("priority", priority.label())
+                    .register(registry);
+        }
+        Gauge.builder("ratelimit.upstream.in.flight", shedder, LoadShedder::inFlight)
+                .description("Requests this instance has in progress at the upstream")
+                .tag("upstream", shedder.upstream()).register(registry);
+        Gauge.builder("ratelimit.upstream.limit", shedder, LoadShedder::limit)
+                .description("The upstream's limit on requests in progress (fixed or learnt)")
+                .tag("upstream", shedder.upstream()).register(registry);
+    }
+}
