@@ -16,7 +16,7 @@ final class OnKafkaEventsCondition extends SpringBootCondition {
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         Environment environment = context.getEnvironment();
         String enabled = environment.getProperty("ratelimit.events.kafka.enabled");
-        String servers = bootstrapServers(environment);
+        String servers = KafkaBootstrapServers.forEvents(environment);
         if ("false".equalsIgnoreCase(enabled)) {
             return ConditionOutcome.noMatch("ratelimit.events.kafka.enabled is false");
         }
@@ -27,12 +27,5 @@ final class OnKafkaEventsCondition extends SpringBootCondition {
             return ConditionOutcome.noMatch("no Kafka bootstrap servers configured for decision events");
         }
         return ConditionOutcome.match("decision events go to Kafka at " + servers);
-    }
-
-    static String bootstrapServers(Environment environment) {
-        String own = environment.getProperty("ratelimit.events.kafka.bootstrap-servers");
-        String boot = environment.getProperty("spring.kafka.bootstrap-servers");
-        String servers = own != null && !own.isBlank() ? own : boot;
-        return servers == null || servers.isBlank() ? null : servers;
     }
 }

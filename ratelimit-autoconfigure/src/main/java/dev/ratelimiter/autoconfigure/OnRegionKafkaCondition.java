@@ -3,7 +3,6 @@ package dev.ratelimiter.autoconfigure;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
-import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /** Region shares go through Kafka when bootstrap servers are known: ratelimit.regions.kafka's, else spring.kafka's. */
@@ -11,14 +10,8 @@ final class OnRegionKafkaCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        String servers = bootstrapServers(context.getEnvironment());
+        String servers = KafkaBootstrapServers.forRegions(context.getEnvironment());
         return servers == null ? ConditionOutcome.noMatch("no Kafka bootstrap servers for region shares")
                 : ConditionOutcome.match("region shares through Kafka at " + servers);
-    }
-
-    static String bootstrapServers(Environment environment) {
-        String own = environment.getProperty("ratelimit.regions.kafka.bootstrap-servers");
-        String servers = own != null && !own.isBlank() ? own : environment.getProperty("spring.kafka.bootstrap-servers");
-        return servers == null || servers.isBlank() ? null : servers;
     }
 }

@@ -1,12 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.DecisionEvents;
@@ -15,9 +11,6 @@ import dev.ratelimiter.core.EventSink;
 import dev.ratelimiter.core.LogEventSink;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.kafka.KafkaEventSink;
-import dev.ratelimiter.kafka.TelemetryProducerConfig;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,7 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 
 /**
@@ -59,7 +51,7 @@ public final class RateLimitEventsAutoConfiguration {
             all.add(new LogEventSink());
         }
         EventQueue queue = new EventQueue(properties.getQueueCapacity(), all);
-        registries.ifAvailable(registry -> bind(queue, registry));
+        registries.ifAvailable(registry -> DecisionEventMeters.bind(queue, registry));
         return queue;
     }
 
@@ -67,34 +59,8 @@ public final class RateLimitEventsAutoConfiguration {
     @ConditionalOnMissingBean
     DecisionEvents rateLimitDecisionEvents(EventQueue queue, DecisionEventProperties properties,
             ClientIdKeyring clientIds) {
-        String instance = properties.getInstance() != null ? properties.getInstance() : defaultInstance();
-        return new DecisionEvents(queue, Clock.systemUTC(), instance, properties.getRegion(), clientIds.current());
-    }
-
-    private static void bind(EventQueue queue, MeterRegistry registry) {
-        FunctionCounter.builder("ratelimit.events", queue, EventQueue::queued).tag("result", "queued")
-                .description("Decision events queued for the sinks").register(registry);
-        FunctionCounter.builder("ratelimit.events", queue, EventQueue::dropped).tag("result", "dropped")
-                .description("Decision events dropped because the queue was full").register(registry);
-        FunctionCounter.builder("ratelimit.events", queue,
-                q -> q.sinks().stream().mapToLong(EventSink::failed).sum()).tag("result", "failed")
-                .description("Decision events a sink could not deliver (Kafka down or slow)").register(registry);
-        Gauge.builder("ratelimit.events.backlog", queue, EventQueue::backlog)
-                .description("Decision events waiting in the queue").register(registry);
-        queue.sinks().stream().filter(sink -> sink.delivered() >= 0)
-                .forEach(sink -> FunctionCounter.builder("ratelimit.events", sink, EventSink::delivered)
-                        .tag("result", "sent").description("Decision events Kafka acknowledged").register(registry));
-    }
-
-    static String defaultInstance() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        }
-        catch (UnknownHostException ex) {
-            host = "unknown-host";
-        }
-        return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+        return new DecisionEvents(queue, Clock.systemUTC(), InstanceName.configuredOr(properties.getInstance()),
+                properties.getRegion(), clientIds.current());
     }
 
     /** The Kafka sink, when spring-kafka is present and bootstrap servers are known. */
@@ -107,17 +73,8 @@ public final class RateLimitEventsAutoConfiguration {
         @ConditionalOnMissingBean
         KafkaEventSink rateLimitKafkaEventSink(DecisionEventProperties properties, Environment environment) {
             DecisionEventProperties.Kafka kafka = properties.getKafka();
-            String servers = OnKafkaEventsCondition.bootstrapServers(environment);
-            if (servers == null) {
-                throw new IllegalStateException("ratelimit.events.kafka.enabled is true, but no Kafka bootstrap servers "
-                        + "are configured: set ratelimit.events.kafka.bootstrap-servers or "
-                        + "spring.kafka.bootstrap-servers.");
-            }
-            Map<String, Object> config = TelemetryProducerConfig.of(servers, "ratelimit-events", 20, 30_000,
-                    kafka.getProducer());
-            DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(config);
-            producers.setPhysicalCloseTimeout(2);
-            return new KafkaEventSink(producers, kafka.getTopic(), kafka.getBackOff(), System::nanoTime);
+            return KafkaEventSink.to(KafkaBootstrapServers.requiredForEvents(environment), kafka.getTopic(),
+                    kafka.getBackOff(), kafka.getProducer());
         }
     }
 }

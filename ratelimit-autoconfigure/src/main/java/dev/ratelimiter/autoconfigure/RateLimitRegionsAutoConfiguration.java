@@ -1,7 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
-import java.util.Random;
 
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.LiveInstances;
@@ -65,12 +64,9 @@ public final class RateLimitRegionsAutoConfiguration {
                 ClientIdKeyring clientIds, RegionProperties properties, Environment environment,
                 ObjectProvider<MeterRegistry> registries) {
             RegionProperties.Kafka kafka = properties.getKafka();
-            // host:pid, and a random part: two gateways of one region in one JVM (tests) report apart.
-            String instance = RateLimitEventsAutoConfiguration.defaultInstance() + ":"
-                    + Long.toHexString(new Random().nextLong());
             RegionUsagePublisher publisher = new RegionUsagePublisher(usage, RegionKafkaClients.producer(
-                    OnRegionKafkaCondition.bootstrapServers(environment), kafka.getProducer()), kafka.getUsageTopic(),
-                    new RegionUsagePublisher.Reporter(properties.getLocal(), instance, shares.fingerprint(),
+                    KafkaBootstrapServers.forRegions(environment), kafka.getProducer()), kafka.getUsageTopic(),
+                    new RegionUsagePublisher.Reporter(properties.getLocal(), InstanceName.unique(), shares.fingerprint(),
                             clientIds.current().scheme()), properties.getUsageInterval(), Clock.systemUTC());
             registries.ifAvailable(registry -> RegionMeters.publisher(registry, publisher));
             return publisher;
@@ -81,7 +77,7 @@ public final class RateLimitRegionsAutoConfiguration {
         RegionShareListener rateLimitRegionShareListener(RegionShares shares, RegionProperties properties,
                 Environment environment, ObjectProvider<MeterRegistry> registries) {
             RegionShareListener listener = new RegionShareListener(RegionKafkaClients.consumer(
-                    OnRegionKafkaCondition.bootstrapServers(environment), properties.getKafka().getConsumer()),
+                    KafkaBootstrapServers.forRegions(environment), properties.getKafka().getConsumer()),
                     properties.getKafka().getSharesTopic(), shares, properties.getFloor(), properties.getStaleAfter(),
                     Clock.systemUTC());
             registries.ifAvailable(registry -> RegionMeters.shares(registry, shares, listener,

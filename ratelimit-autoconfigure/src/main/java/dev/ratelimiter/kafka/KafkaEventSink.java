@@ -2,6 +2,7 @@ package dev.ratelimiter.kafka;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -47,6 +48,18 @@ public final class KafkaEventSink implements EventSink {
         this.backOff = backOff;
         this.nanoClock = nanoClock;
         this.pausedUntilNanos = nanoClock.getAsLong();
+    }
+
+    /**
+     * A sink to {@code topic} at {@code servers} with the telemetry producer defaults ({@link TelemetryProducerConfig},
+     * client id {@code ratelimit-events}, linger 20 ms, delivery timeout 30 s) under the user's {@code overrides}.
+     * Closing it waits at most two seconds for what is buffered.
+     */
+    public static KafkaEventSink to(String servers, String topic, Duration backOff, Map<String, String> overrides) {
+        DefaultKafkaProducerFactory<String, String> producers = new DefaultKafkaProducerFactory<>(
+                TelemetryProducerConfig.of(servers, "ratelimit-events", 20, 30_000, overrides));
+        producers.setPhysicalCloseTimeout(2);
+        return new KafkaEventSink(producers, topic, backOff, System::nanoTime);
     }
 
     @Override
@@ -110,13 +123,18 @@ public final class KafkaEventSink implements EventSink {
         return topic;
     }
 
+    /** The producers' settings and close timeout, for tests of the defaults. */
+    DefaultKafkaProducerFactory<String, String> producers() {
+        return producers;
+    }
+
     @Override
     public void close() {
         if (!used) {
             return;
         }
-        // Closing sends what is buffered, within the factory's close timeout (a few seconds, set where the factory
-        // is built): shutting down must not wait on a broker that is gone.
+        // Closing sends what is buffered, within the factory's close timeout (two seconds, set in to(...)): shutting
+        // down must not wait on a broker that is gone.
         producers.destroy();
     }
 
