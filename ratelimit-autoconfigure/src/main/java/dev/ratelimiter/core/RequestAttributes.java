@@ -16,4 +16,12 @@ package dev.ratelimiter.core;
  */
 public record RequestAttributes(String apiKey, String user, String tenant, String clientIp, String routeId, String path,
         String routeClass, String tier, int cost) {
+
+    /**
+     * What is known of a request the rate limiter did not see (it is off, or ordered after the caller): its route
+     * only, no identity, no tier, cost 1.
+     */
+    public static RequestAttributes ofRoute(String routeId, String path, String routeClass) {
+        return new RequestAttributes(null, null, null, null, routeId, path, routeClass, null, 1);
+    }
 }

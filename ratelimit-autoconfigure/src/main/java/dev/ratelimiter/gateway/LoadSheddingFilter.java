@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.Priority;
-import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,10 +68,7 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         Priority priority = priorityOf(route, exchange);
         LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
         if (ticket == null) {
-            RequestAttributes request = exchange.getAttribute(RateLimitFilter.REQUEST_ATTRIBUTE);
-            listener.onShed(request != null ? request : new RequestAttributes(null, null, null, null, route.getId(),
-                    exchange.getRequest().getPath().value(), RateLimitFilter.routeClassOf(route.getMetadata()), null,
-                    1), priority, shedder.upstream());
+            listener.onShed(RateLimitFilter.attributesOf(exchange, route), priority, shedder.upstream());
             return ProblemResponses.overloaded(exchange, shedder.upstream(), priority.label(), retryAfterSeconds);
         }
         return chain.filter(exchange).doFinally(signal -> {

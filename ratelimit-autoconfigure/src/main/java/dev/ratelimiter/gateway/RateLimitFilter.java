@@ -142,6 +142,16 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                 cost(metadata));
     }
 
+    /**
+     * The request's attributes as this filter stored them on the exchange, for the filters after it; where it did not
+     * run, what the matched route alone says ({@link RequestAttributes#ofRoute}).
+     */
+    public static RequestAttributes attributesOf(ServerWebExchange exchange, Route route) {
+        RequestAttributes stored = exchange.getAttribute(REQUEST_ATTRIBUTE);
+        return stored != null ? stored : RequestAttributes.ofRoute(route.getId(),
+                RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClassOf(route.getMetadata()));
+    }
+
     /** The route class a route's metadata names, else {@value #DEFAULT_ROUTE_CLASS}. */
     static String routeClassOf(Map<String, Object> metadata) {
         return String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, DEFAULT_ROUTE_CLASS));
