@@ -14,15 +14,15 @@ public final class DecisionEventJson {
     public static String write(DecisionEvent event) {
         StringBuilder json = new StringBuilder(384);
         json.append("{\"schema\":").append(DecisionEvent.SCHEMA);
-        field(json, "time", event.time().toString());
-        field(json, "client", event.client());
-        field(json, "tier", event.tier());
-        field(json, "route", event.route());
-        field(json, "routeClass", event.routeClass());
-        field(json, "verdict", event.verdict().name().toLowerCase(Locale.ROOT));
-        field(json, "reason", event.reason());
-        field(json, "source", event.source());
-        field(json, "rule", event.rule());
+        JsonText.field(json, "time", event.time().toString());
+        JsonText.field(json, "client", event.client());
+        JsonText.field(json, "tier", event.tier());
+        JsonText.field(json, "route", event.route());
+        JsonText.field(json, "routeClass", event.routeClass());
+        JsonText.field(json, "verdict", event.verdict().name().toLowerCase(Locale.ROOT));
+        JsonText.field(json, "reason", event.reason());
+        JsonText.field(json, "source", event.source());
+        JsonText.field(json, "rule", event.rule());
         if (event.limit() >= 0) {
             json.append(",\"limit\":").append(event.limit());
         }
@@ -39,17 +39,10 @@ public final class DecisionEventJson {
                     .append(",\"shadow\":").append(rule.shadow()).append('}');
         }
         json.append(']');
-        field(json, "priority", event.priority());
-        field(json, "upstream", event.upstream());
-        field(json, "instance", event.instance());
-        field(json, "region", event.region());
+        JsonText.field(json, "priority", event.priority());
+        JsonText.field(json, "upstream", event.upstream());
+        JsonText.field(json, "instance", event.instance());
+        JsonText.field(json, "region", event.region());
         return json.append('}').toString();
-    }
-
-    private static void field(StringBuilder json, String name, String value) {
-        if (value != null) {
-            json.append(",\"").append(name).append("\":");
-            JsonText.quote(json, value);
-        }
     }
 }

@@ -14,6 +14,17 @@ public final class JsonText {
     }
 
     /**
+     * Appends {@code ,"name":"value"}, a field after the first of an object, or nothing when {@code value} is null (an
+     * absent field, not a JSON null).
+     */
+    public static void field(StringBuilder json, String name, String value) {
+        if (value != null) {
+            json.append(",\"").append(name).append("\":");
+            quote(json, value);
+        }
+    }
+
+    /**
      * Appends {@code text} as a JSON string literal: quotes, backslashes, control characters and the characters some
      * readers take for line breaks (DEL, NEL, U+2028, U+2029) escaped, so the literal always stays on one line.
      */

@@ -95,17 +95,16 @@ public final class RegionUsagePublisher implements AutoCloseable {
         for (int i = 0; i < reports.size(); i++) {
             RegionUsage.Report report = reports.get(i);
             try {
-                producer.send(new ProducerRecord<>(topic, null, now, report.key(), json(report, elapsed, now)),
-                        (metadata, failure) -> {
-                            if (failure == null) {
-                                sent.incrementAndGet();
-                                failing = false;
-                            }
-                            else {
-                                failed.incrementAndGet();
-                                failed(failure);
-                            }
-                        });
+                producer.send(record(report, elapsed, now), (metadata, failure) -> {
+                    if (failure == null) {
+                        sent.incrementAndGet();
+                        failing = false;
+                    }
+                    else {
+                        failed.incrementAndGet();
+                        failed(failure);
+                    }
+                });
             }
             catch (RuntimeException ex) {
                 // Kafka cannot take records now (no metadata within max.block.ms): the rest of this interval would
@@ -125,20 +124,20 @@ public final class RegionUsagePublisher implements AutoCloseable {
         }
     }
 
+    /** One bucket's usage as the record the rebalancer reads: keyed by its share key, timestamped {@code now}. */
+    private ProducerRecord<String, String> record(RegionUsage.Report report, long elapsedMillis, long now) {
+        return new ProducerRecord<>(topic, null, now, report.key(), json(report, elapsedMillis, now));
+    }
+
     String json(RegionUsage.Report report, long elapsedMillis, long now) {
         StringBuilder json = new StringBuilder(320);
         json.append("{\"region\":");
         JsonText.quote(json, reporter.region());
-        json.append(",\"instance\":");
-        JsonText.quote(json, reporter.instance());
-        json.append(",\"regions\":");
-        JsonText.quote(json, reporter.regions());
-        json.append(",\"ids\":");
-        JsonText.quote(json, reporter.clientIds());
-        json.append(",\"rule\":");
-        JsonText.quote(json, report.rule());
-        json.append(",\"bucket\":");
-        JsonText.quote(json, report.key());
+        JsonText.field(json, "instance", reporter.instance());
+        JsonText.field(json, "regions", reporter.regions());
+        JsonText.field(json, "ids", reporter.clientIds());
+        JsonText.field(json, "rule", report.rule());
+        JsonText.field(json, "bucket", report.key());
         json.append(",\"quota\":").append(report.quota())
                 .append(",\"windowMs\":").append(report.windowMillis())
                 .append(",\"share\":").append(report.share())
@@ -176,8 +175,7 @@ public final class RegionUsagePublisher implements AutoCloseable {
             long now = clock.millis();
             try {
                 for (RegionUsage.Report report : usage.farewell()) {
-                    producer.send(new ProducerRecord<>(topic, null, now, report.key(),
-                            json(report, Math.max(1, now - lastDrainMillis), now)));
+                    producer.send(record(report, Math.max(1, now - lastDrainMillis), now));
                 }
             }
             catch (RuntimeException ex) {
