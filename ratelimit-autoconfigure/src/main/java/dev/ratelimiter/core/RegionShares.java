@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToLongFunction;
 
 /**
  * This region's share of each global rule's buckets. A {@link Scope#GLOBAL global} rule's limit is split between
@@ -25,10 +26,11 @@ public final class RegionShares {
     private final double[] weights;
     private final int self;
     private final Map<String, Share> shares = new ConcurrentHashMap<>();
-    /** The default split's rule for each global rule, made once per rule object (rules are replaced, not changed). */
-    private final Map<String, Rule[]> defaults = new ConcurrentHashMap<>();
+    /** The default split's rule for each global rule. */
+    private final Map<String, Held> defaults = new ConcurrentHashMap<>();
     /** Likewise, the floor each global rule's buckets hold until the shares topic is read. */
-    private final Map<String, Rule[]> startup = new ConcurrentHashMap<>();
+    private final Map<String, Held> startup = new ConcurrentHashMap<>();
+    private final ToLongFunction<Rule> defaultShareOf = rule -> defaultShare(rule.limit().quota());
     private volatile Instant lastHeard;
     private volatile long updates;
     /** Part of a limit a bucket holds while the shares topic has not been read to its end (see {@link #awaitShares}). */
@@ -146,30 +148,29 @@ public final class RegionShares {
         }
         Share share = shares.isEmpty() ? null : shares.get(shareKey(bucket));
         if (share != null && share.quota == rule.limit().quota()) {
-            Rule[] made = share.made;
-            if (made == null || made[0] != rule) {
-                made = new Rule[] { rule, rule.withLimit(rule.limit().share(share.amount)) };
+            Held made = share.made;
+            if (made == null || made.rule != rule) {
+                made = new Held(rule, share.amount);
                 share.made = made;
             }
-            return made[1];
+            return made.share;
         }
         double floor = startupFloor;
         if (floor >= 0) {
-            Rule[] held = startup.get(rule.id());
-            if (held == null || held[0] != rule) {
-                long quota = rule.limit().quota();
-                held = new Rule[] { rule, rule.withLimit(rule.limit().share(Math.min(defaultShare(quota),
-                        (long) Math.floor(quota * floor)))) };
-                startup.put(rule.id(), held);
-            }
-            return held[1];
+            return held(startup, rule, r -> Math.min(defaultShare(r.limit().quota()),
+                    (long) Math.floor(r.limit().quota() * floor)));
         }
-        Rule[] made = defaults.get(rule.id());
-        if (made == null || made[0] != rule) {
-            made = new Rule[] { rule, rule.withLimit(rule.limit().share(defaultShare(rule.limit().quota()))) };
-            defaults.put(rule.id(), made);
+        return held(defaults, rule, defaultShareOf);
+    }
+
+    /** {@code rule} holding {@code amountOf(rule)} of its limit, from {@code made} unless {@code rule} is new there. */
+    private static Rule held(Map<String, Held> made, Rule rule, ToLongFunction<Rule> amountOf) {
+        Held held = made.get(rule.id());
+        if (held == null || held.rule != rule) {
+            held = new Held(rule, amountOf.applyAsLong(rule));
+            made.put(rule.id(), held);
         }
-        return made[1];
+        return held.share;
     }
 
     /**
@@ -226,11 +227,26 @@ public final class RegionShares {
         return described;
     }
 
+    /**
+     * A rule and the rule that holds a share of its limit, made once per rule object (rules are replaced, not
+     * changed), so that a request finds it by identity instead of making it again.
+     */
+    private static final class Held {
+
+        final Rule rule;
+        final Rule share;
+
+        Held(Rule rule, long amount) {
+            this.rule = rule;
+            this.share = rule.withLimit(rule.limit().share(amount));
+        }
+    }
+
     private static final class Share {
 
         final long quota;
         final long amount;
-        volatile Rule[] made;
+        volatile Held made;
 
         Share(long quota, long amount) {
             this.quota = quota;

@@ -63,6 +63,22 @@ class RegionSharesTest {
     }
 
     @Test
+    void untilTheSharesAreReadABucketHoldsTheFloorThenTheDefaultSplit() {
+        RegionShares shares = new RegionShares("us-east-1", THREE);
+        shares.awaitShares(0.05);
+        Rule global = rule(Scope.GLOBAL, 1_000);
+        Rule held = shares.ruleFor(global, BUCKET);
+        assertThat(held.limit().quota()).as("5 % of 1,000, below the default split of 333").isEqualTo(50);
+        assertThat(shares.ruleFor(global, BUCKET)).as("made once per rule").isSameAs(held);
+        assertThat(shares.ruleFor(rule(Scope.GLOBAL, 2_000), BUCKET).limit().quota())
+                .as("a rule replaced under the same id is held anew").isEqualTo(100);
+
+        shares.sharesRead();
+
+        assertThat(shares.ruleFor(global, BUCKET).limit().quota()).isEqualTo(333);
+    }
+
+    @Test
     void sharesOfAnotherLimitATombstoneOrAMissingRegionMeanTheDefaultSplit() {
         RegionShares shares = new RegionShares("us-east-1", THREE);
         String key = RegionShares.shareKey(BUCKET);
