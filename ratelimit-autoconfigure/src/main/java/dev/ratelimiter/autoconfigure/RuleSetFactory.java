@@ -12,6 +12,7 @@ import dev.ratelimiter.core.PolicyNames;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetBuilder;
 import dev.ratelimiter.core.RuntimeRules;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
 
@@ -60,7 +61,7 @@ final class RuleSetFactory {
     }
 
     RuleSet create(RuntimeRules runtime) {
-        RuleSet.Builder rules = RuleSet.builder(properties.getDefaultTier())
+        RuleSetBuilder rules = RuleSet.builder(properties.getDefaultTier())
                 .clientIds(keyring)
                 .version(runtime.version())
                 .killSwitch(properties.isKillSwitch());
@@ -104,7 +105,7 @@ final class RuleSetFactory {
         return built;
     }
 
-    private static void applyControl(Map<String, String> control, RuleSet.Builder rules) {
+    private static void applyControl(Map<String, String> control, RuleSetBuilder rules) {
         control.forEach((name, value) -> {
             if (RuntimeRules.KILL_SWITCH.equals(name)) {
                 rules.killSwitch(Boolean.parseBoolean(value));
