@@ -108,6 +108,19 @@ public final class RuleSet {
         return tiers.isEmpty() ? defaultTier : tiers.get(0);
     }
 
+    /**
+     * The tier a request with this API key (or none) is limited as: the tier that lists it, else the default tier;
+     * or, when {@linkplain #unknownApiKeys() unknown keys} have a policy of their own, {@link #UNKNOWN_KEYS} for a key
+     * no tier or override {@linkplain #knows knows} (under {@link UnknownApiKeyPolicy#REJECT} the caller refuses it).
+     * Under the kill switch every key is its tier's, since everything passes anyway.
+     */
+    public String tierFor(String apiKey) {
+        if (apiKey != null && unknownKeys != UnknownApiKeyPolicy.DEFAULT_TIER && !killSwitch && !knows(apiKey)) {
+            return UNKNOWN_KEYS;
+        }
+        return tierOf(apiKey);
+    }
+
     public boolean killSwitch() {
         return killSwitch;
     }
