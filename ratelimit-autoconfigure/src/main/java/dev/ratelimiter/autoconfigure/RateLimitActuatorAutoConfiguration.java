@@ -5,6 +5,9 @@ import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.Gauge;
@@ -36,11 +39,12 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
-    RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, ObjectProvider<RateLimitStore> store,
-            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent,
-            ObjectProvider<OperatorAccounts> accounts) {
-        return new RateLimitRulesEndpoint(admin, new RateLimitView(store.getIfAvailable(),
-                instances.getIfAvailable(), recent.getIfAvailable()), roles(accounts));
+    RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, RuleSync sync, RuleSetFactory factory,
+            ObjectProvider<RateLimitStore> store, ObjectProvider<LiveInstances> instances,
+            ObjectProvider<RecentDecisions> recent, ObjectProvider<OperatorAccounts> accounts) {
+        return new RateLimitRulesEndpoint(admin, new RuleView(sync, factory.definitions().keyring()),
+                new RateLimitView(store.getIfAvailable(), instances.getIfAvailable(), recent.getIfAvailable()),
+                roles(accounts));
     }
 
     @Bean
@@ -56,21 +60,10 @@ public final class RateLimitActuatorAutoConfiguration {
         return new OperatorRoles(accounts.getIfAvailable() != null);
     }
 
-    /**
-     * The operators' passwords, the client-id secret and the listed API keys are masked wherever the actuator shows configuration (env,
-     * configprops), whatever {@code show-values} says: the viewer must never read the admin's password.
-     */
+    /** Secrets and API keys masked wherever the actuator shows configuration. */
     @Bean
     SanitizingFunction rateLimitSecretsSanitizer() {
-        return data -> isRateLimitSecret(data.getKey()) ? data.withSanitizedValue() : data;
-    }
-
-    static boolean isRateLimitSecret(String key) {
-        String name = key.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]", "");
-        return name.contains("ratelimitmanagementsecurity") && name.endsWith("password")
-                || name.contains("ratelimitclientid") && name.contains("secret")
-                // the API keys listed in tiers and overrides are credentials too
-                || name.startsWith("ratelimit") && name.contains("apikeys") && !name.contains("apikeyunknown");
+        return new RateLimitSecretsSanitizer();
     }
 
     @Bean
@@ -115,14 +108,7 @@ public final class RateLimitActuatorAutoConfiguration {
         @Bean
         @ConditionalOnBean(RuleSync.class)
         MeterBinder rateLimitRuleMetrics(RuleSync sync) {
-            return registry -> {
-                Gauge.builder("ratelimit.rules.version", sync, s -> s.status().version())
-                        .description("Version of the rule set in force").register(registry);
-                Gauge.builder("ratelimit.rules.stale", sync, s -> s.status().stale() ? 1 : 0)
-                        .description("1 while the rule store is unreachable or invalid and the last good rules are "
-                                + "in force")
-                        .register(registry);
-            };
+            return new RuleSyncMetrics(sync);
         }
     }
 }

@@ -1,20 +1,18 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.ClientIdKeyring;
-import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.InMemoryRuleStore;
-import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
-import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.RateLimitStore;
-import dev.ratelimiter.core.RuleSet;
-import dev.ratelimiter.core.UnknownApiKeyPolicy;
+import dev.ratelimiter.core.RegionShares;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleDefinitions;
+import dev.ratelimiter.core.RuleSetFactory;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.ratelimiter.core.RuleSync;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -33,58 +31,29 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
-    private static final Logger logger = LoggerFactory.getLogger(RateLimitAutoConfiguration.class);
-
-    /**
-     * Client ids under {@code ratelimit.client-id.secret}, and the previous secret while it is rotated. Without a
-     * secret, the unkeyed hash of every release before it, so that upgrading changes no bucket key.
-     */
+    /** Client ids under {@code ratelimit.client-id.secret} (see {@link ClientIdSecrets}). */
     @Bean
     @ConditionalOnMissingBean
     ClientIdKeyring rateLimitClientIds(RateLimitProperties properties) {
-        RateLimitProperties.ClientId settings = properties.getClientId();
-        if (settings.getSecret() == null) {
-            if (settings.getPreviousSecret() != null) {
-                throw new InvalidLimitException("ratelimit.client-id.secret", "ratelimit.client-id.previous-secret is "
-                        + "set but ratelimit.client-id.secret is not: a rotation needs the new secret as well. Set "
-                        + "ratelimit.client-id.secret, or remove the previous one.");
-            }
-            logger.warn("ratelimit.client-id.secret is not set: client ids (bucket keys in Redis, decision events, the "
-                    + "actuator view, the hashed API keys of customer overrides) are a plain SHA-256 of the API key, "
-                    + "which anyone who can read them reverses for a guessable key by hashing candidates. Set "
-                    + "ratelimit.client-id.secret (environment variable RATELIMIT_CLIENTID_SECRET) to a random string "
-                    + "of at least {} bytes, e.g. the output of 'openssl rand -base64 32'; every bucket then starts "
-                    + "afresh once (see 'Rotating the client-id secret' in the operator notes).",
-                    ClientIds.MIN_SECRET_BYTES);
-            return ClientIdKeyring.unkeyed();
-        }
-        ClientIds current = ClientIds.keyed("ratelimit.client-id.secret", settings.getSecret());
-        ClientIds previous = settings.getPreviousSecret() == null ? null
-                : ClientIds.keyed("ratelimit.client-id.previous-secret", settings.getPreviousSecret());
-        return ClientIdKeyring.of(current, previous);
+        return ClientIdSecrets.keyring(properties.getClientId());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    RuleSetFactory rateLimitRuleSetFactory(RateLimitProperties properties, ClientIdKeyring clientIds,
-            ObjectProvider<RegionShares> regions) {
-        return new RuleSetFactory(properties, clientIds, regions.getIfAvailable());
+    RuleDefinitions rateLimitRuleDefinitions(RateLimitProperties properties, ClientIdKeyring clientIds) {
+        return new PropertyRuleDefinitions(properties, clientIds);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RuleSetFactory rateLimitRuleSetFactory(RuleDefinitions definitions, ObjectProvider<RegionShares> regions) {
+        return new RuleSetFactory(definitions, regions.getIfAvailable());
     }
 
     @Bean
     @ConditionalOnMissingBean
     RuleSetHolder rateLimitRules(RuleSetFactory factory) {
-        RuleSet configured = factory.configured();
-        if (configured.rules().isEmpty()) {
-            logger.warn("No rate limits are configured (ratelimit.tiers and ratelimit.rules are empty): "
-                    + "every request passes unlimited until rules are added");
-        }
-        if (configured.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !configured.listsAnyApiKey()) {
-            logger.warn("ratelimit.api-key.unknown.policy is {} but no tier lists an API key "
-                    + "(ratelimit.tiers.<tier>.api-keys) and no override names one: every key is unknown until "
-                    + "runtime overrides name some", configured.unknownApiKeys());
-        }
-        return new RuleSetHolder(configured);
+        return new RuleSetHolder(ConfiguredRuleWarnings.warnAbout(factory.configured()));
     }
 
     @Bean
@@ -105,12 +74,22 @@ public final class RateLimitAutoConfiguration {
         return new InMemoryRuleStore();
     }
 
-    @Bean
+    /**
+     * Started as it is created, so the stored rules are in force before the web server starts. Its rule store comes
+     * after Redis's start-up probe, so the first read does not meet a connection still opening.
+     */
+    @Bean(initMethod = "start", destroyMethod = "stop")
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "ratelimit.rule-store.enabled", matchIfMissing = true)
     RuleSync rateLimitRuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder rules,
             RateLimitProperties properties) {
         return new RuleSync(store, factory, rules, properties.getRuleStore().getPollInterval());
+    }
+
+    @Bean
+    @ConditionalOnBean(RuleSync.class)
+    RuleSyncRestart rateLimitRuleSyncRestart(RuleSync sync) {
+        return new RuleSyncRestart(sync);
     }
 
     @Bean

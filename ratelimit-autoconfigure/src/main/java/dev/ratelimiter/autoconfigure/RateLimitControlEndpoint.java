@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.util.Map;
 
+import dev.ratelimiter.core.RuleAdmin;
 import dev.ratelimiter.core.RuntimeRules;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -34,10 +35,10 @@ public class RateLimitControlEndpoint {
         }
         String operator = RateLimitRulesEndpoint.operator(caller);
         if (killSwitch != null && tier == null && enforce == null) {
-            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.KILL_SWITCH, killSwitch, operator));
+            return RuleChangeResponse.of(admin.control(RuntimeRules.KILL_SWITCH, killSwitch, operator));
         }
         if (killSwitch == null && tier != null && enforce != null) {
-            return RateLimitRulesEndpoint.respond(admin.control(RuntimeRules.enforceKey(tier), enforce, operator));
+            return RuleChangeResponse.of(admin.control(RuntimeRules.enforceKey(tier), enforce, operator));
         }
         return new WebEndpointResponse<>(Map.of("error", "invalid_control", "reason",
                 "Send either {\"killSwitch\": true|false} or {\"tier\": \"name\", \"enforce\": true|false}."), 400);

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreBreaker;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

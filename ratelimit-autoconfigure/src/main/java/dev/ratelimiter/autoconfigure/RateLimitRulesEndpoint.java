@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleAdmin;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -22,11 +23,13 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 public class RateLimitRulesEndpoint {
 
     private final RuleAdmin admin;
+    private final RuleView rules;
     private final RateLimitView view;
     private final OperatorRoles roles;
 
-    RateLimitRulesEndpoint(RuleAdmin admin, RateLimitView view, OperatorRoles roles) {
+    RateLimitRulesEndpoint(RuleAdmin admin, RuleView rules, RateLimitView view, OperatorRoles roles) {
         this.admin = admin;
+        this.rules = rules;
         this.view = view;
         this.roles = roles;
     }
@@ -41,7 +44,7 @@ public class RateLimitRulesEndpoint {
         if (refused != null) {
             return refused;
         }
-        Map<String, Object> all = new LinkedHashMap<>(admin.describe());
+        Map<String, Object> all = new LinkedHashMap<>(rules.describe());
         view.addTo(all);
         return new WebEndpointResponse<>(all, 200);
     }
@@ -52,12 +55,12 @@ public class RateLimitRulesEndpoint {
         if (refused != null) {
             return refused;
         }
-        Rule rule = admin.rulesInForce().rules().get(id);
+        Rule rule = rules.rule(id);
         if (rule == null) {
             return new WebEndpointResponse<>(Map.of("error", "unknown_rule", "reason", "There is no rule '" + id + "'."),
                     404);
         }
-        return new WebEndpointResponse<>(admin.describe(rule), 200);
+        return new WebEndpointResponse<>(rules.describe(rule), 200);
     }
 
     /**
@@ -105,7 +108,7 @@ public class RateLimitRulesEndpoint {
         settings.put("match.routeClasses", matchRouteClasses);
         settings.put("match.tiers", matchTiers);
         settings.put("match.apiKeys", matchApiKeys);
-        return respond(admin.put(id, settings, operator(caller)));
+        return RuleChangeResponse.of(admin.put(id, settings, operator(caller)));
     }
 
     @DeleteOperation
@@ -114,15 +117,11 @@ public class RateLimitRulesEndpoint {
         if (refused != null) {
             return refused;
         }
-        return respond(admin.delete(id, operator(caller)));
+        return RuleChangeResponse.of(admin.delete(id, operator(caller)));
     }
 
     /** Who is calling, for the audit log: the authenticated user, or a mark that nobody was asked. */
     static String operator(SecurityContext caller) {
         return caller.getPrincipal() != null ? caller.getPrincipal().getName() : "(unauthenticated)";
-    }
-
-    static WebEndpointResponse<Map<String, Object>> respond(RuleAdmin.Result result) {
-        return new WebEndpointResponse<>(result.body(), result.status());
     }
 }

@@ -90,7 +90,7 @@ final class RuleFactory {
         PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
         PolicyNames.requireValid("ratelimit.tiers." + tier + ".limits." + routeClass, routeClass);
         Set<String> routeClasses = "default".equals(routeClass) ? Set.of() : Set.of(routeClass);
-        String id = tier + "." + routeClass;
+        String id = tierDefaultId(tier, routeClass);
         Limit limit = limit(settings, source);
         try {
             return new Rule(id, TIER_DEFAULT_GROUP, new Match(Set.of(), List.of(), routeClasses, Set.of(tier),
@@ -100,6 +100,11 @@ final class RuleFactory {
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);
         }
+    }
+
+    /** The id of the rule {@code ratelimit.tiers.<tier>.limits.<routeClass>} stands for. */
+    static String tierDefaultId(String tier, String routeClass) {
+        return tier + "." + routeClass;
     }
 
     /** The bucket of API keys nobody listed, per client address ({@code ratelimit.api-key.unknown.limit}). */

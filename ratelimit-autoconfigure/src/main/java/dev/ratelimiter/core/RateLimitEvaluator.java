@@ -56,13 +56,18 @@ public final class RateLimitEvaluator {
         return rules.get();
     }
 
-    /**
-     * Checks one request; {@code request.tier()} must already be resolved (see {@link RuleSet#tierOf}). Concurrency
-     * permits the stores grant are recorded in {@code permits}, which the caller must {@link RequestPermits#end() end}
-     * when the request is over, however it ends.
-     */
+    /** {@link #check(RuleSet, RequestAttributes, RequestPermits)} against the rule set in force now. */
     public Mono<Verdict> check(RequestAttributes request, RequestPermits permits) {
-        RuleSet ruleSet = rules.get();
+        return check(rules.get(), request, permits);
+    }
+
+    /**
+     * Checks one request against {@code ruleSet}, the one its tier was resolved in ({@link RuleSet#tierFor}): a
+     * caller reads the rule set once per request, so that a change swapped in meanwhile cannot pair one set's tier
+     * with another's rules. Concurrency permits the stores grant are recorded in {@code permits}, which the caller
+     * must {@link RequestPermits#end() end} when the request is over, however it ends.
+     */
+    public Mono<Verdict> check(RuleSet ruleSet, RequestAttributes request, RequestPermits permits) {
         if (ruleSet.killSwitch()) {
             return Mono.just(Verdict.unlimited(Verdict.Reason.KILL_SWITCH));
         }

@@ -36,7 +36,7 @@ public final class RuleSet {
     private final UnknownApiKeyPolicy unknownKeys;
     private final List<CompiledRule> unknownKeyRules;
 
-    private RuleSet(Builder builder) {
+    RuleSet(RuleSetBuilder builder) {
         this.version = builder.version;
         this.defaultTier = builder.defaultTier;
         this.tierByApiKey = builder.tiersByApiKey();
@@ -88,8 +88,8 @@ public final class RuleSet {
         this.unknownKeyRules = List.copyOf(forUnknown);
     }
 
-    public static Builder builder(String defaultTier) {
-        return new Builder(defaultTier);
+    public static RuleSetBuilder builder(String defaultTier) {
+        return new RuleSetBuilder(defaultTier);
     }
 
     public long version() {
@@ -106,6 +106,19 @@ public final class RuleSet {
         }
         List<String> tiers = tierByApiKey.get(apiKey);
         return tiers.isEmpty() ? defaultTier : tiers.get(0);
+    }
+
+    /**
+     * The tier a request with this API key (or none) is limited as: the tier that lists it, else the default tier;
+     * or, when {@linkplain #unknownApiKeys() unknown keys} have a policy of their own, {@link #UNKNOWN_KEYS} for a key
+     * no tier or override {@linkplain #knows knows} (under {@link UnknownApiKeyPolicy#REJECT} the caller refuses it).
+     * Under the kill switch every key is its tier's, since everything passes anyway.
+     */
+    public String tierFor(String apiKey) {
+        if (apiKey != null && unknownKeys != UnknownApiKeyPolicy.DEFAULT_TIER && !killSwitch && !knows(apiKey)) {
+            return UNKNOWN_KEYS;
+        }
+        return tierOf(apiKey);
     }
 
     public boolean killSwitch() {
@@ -234,154 +247,6 @@ public final class RuleSet {
                 }
             }
             return true;
-        }
-    }
-
-    /** Collects rules and switches and refuses a set that contradicts itself. */
-    public static final class Builder {
-
-        private long version;
-        private final String defaultTier;
-        private ClientIdKeyring keyring = ClientIdKeyring.unkeyed();
-        /** Tier API keys as configured: raw or hashed, so they are resolved at build time, under the keyring. */
-        private final Map<String, List<String>> tierApiKeys = new LinkedHashMap<>();
-        private final Set<String> shadowTiers = new HashSet<>();
-        private boolean killSwitch;
-        private final Map<String, Rule> rules = new LinkedHashMap<>();
-        private UnknownApiKeyPolicy unknownKeys = UnknownApiKeyPolicy.DEFAULT_TIER;
-
-        private Builder(String defaultTier) {
-            this.defaultTier = PolicyNames.requireValid("ratelimit.default-tier", defaultTier);
-            requireNotReserved("ratelimit.default-tier", defaultTier);
-        }
-
-        public Builder version(long version) {
-            this.version = version;
-            return this;
-        }
-
-        public Builder killSwitch(boolean on) {
-            this.killSwitch = on;
-            return this;
-        }
-
-        public Builder enforce(String tier, boolean enforce) {
-            PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
-            if (enforce) {
-                shadowTiers.remove(tier);
-            }
-            else {
-                shadowTiers.add(tier);
-            }
-            return this;
-        }
-
-        /** The client-id hashes API keys are matched by (default: unkeyed, as without a configured secret). */
-        public Builder clientIds(ClientIdKeyring keyring) {
-            this.keyring = keyring;
-            return this;
-        }
-
-        /** Puts an API key (as sent, or {@linkplain HashedApiKey hashed}) in a tier. */
-        public Builder apiKey(String apiKey, String tier) {
-            String setting = "ratelimit.tiers." + tier + ".api-keys";
-            PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
-            requireNotReserved("ratelimit.tiers." + tier, tier);
-            if (apiKey == null || apiKey.isBlank()) {
-                throw new InvalidLimitException(setting, setting + " contains an empty API key.");
-            }
-            tierApiKeys.computeIfAbsent(tier, t -> new ArrayList<>()).add(apiKey);
-            return this;
-        }
-
-        /**
-         * What happens to API keys nobody listed; under {@link UnknownApiKeyPolicy#PER_ADDRESS}, {@code perAddress}
-         * is their bucket: a rule of id, group and tier {@link #UNKNOWN_KEYS} keyed by client address.
-         */
-        public Builder unknownApiKeys(UnknownApiKeyPolicy policy, Rule perAddress) {
-            if (policy == UnknownApiKeyPolicy.PER_ADDRESS && (perAddress == null
-                    || !UNKNOWN_KEYS.equals(perAddress.id()) || !perAddress.key().equals(List.of(Dimension.CLIENT_IP)))) {
-                throw new IllegalArgumentException("the per-address policy needs its rule '" + UNKNOWN_KEYS
-                        + "' keyed by client address, got " + perAddress);
-            }
-            this.unknownKeys = policy;
-            rules.remove(UNKNOWN_KEYS);
-            if (policy == UnknownApiKeyPolicy.PER_ADDRESS) {
-                rules.put(UNKNOWN_KEYS, perAddress);
-            }
-            return this;
-        }
-
-        /**
-         * Tier lists come from configuration only, so a key there that cannot match is refused (at start-up) rather
-         * than reported: the secret and the list are deployed together.
-         */
-        private ClientIdIndex<String> tiersByApiKey() {
-            ClientIdIndex.Builder<String> index = ClientIdIndex.builder(keyring);
-            Map<HashedApiKey, String> tierOfKey = new HashMap<>();
-            tierApiKeys.forEach((tier, apiKeys) -> {
-                String setting = "ratelimit.tiers." + tier + ".api-keys";
-                for (String apiKey : apiKeys) {
-                    HashedApiKey hashed = keyring.hashed(apiKey);
-                    if (hashed == null) {
-                        throw new InvalidLimitException(setting, setting + " has a value that starts like a hashed "
-                                + "API key but is not one; expected " + HashedApiKey.EXPECTED_FORM + ".");
-                    }
-                    String previous = tierOfKey.putIfAbsent(hashed, tier);
-                    if (previous != null && !previous.equals(tier)) {
-                        throw new InvalidLimitException(setting, "An API key is listed under both ratelimit.tiers."
-                                + previous + ".api-keys and " + setting + "; a key belongs to exactly one tier.");
-                    }
-                    if (previous == null && !index.add(hashed, tier)) {
-                        throw new InvalidLimitException(setting, setting + " has a key hashed under a secret this "
-                                + "instance does not have (" + hashed.scheme() + "); it would match nobody. List the "
-                                + "key as sent, or set that secret as ratelimit.client-id.previous-secret.");
-                    }
-                }
-            });
-            return index.build();
-        }
-
-        /** Adds a rule, replacing one with the same id (runtime rules replace configured ones this way). */
-        public Builder rule(Rule rule) {
-            requireNotReserved("ratelimit.rules." + rule.id(), rule.id());
-            rule.match().tiers().forEach(tier -> requireNotReserved("ratelimit.rules." + rule.id() + ".match.tiers",
-                    tier));
-            rules.remove(rule.id());
-            rules.put(rule.id(), rule);
-            return this;
-        }
-
-        /** Drops the rule of that id, if any. */
-        public Builder without(String id) {
-            rules.remove(id);
-            return this;
-        }
-
-        private static void requireNotReserved(String setting, String name) {
-            if (UNKNOWN_KEYS.equals(name)) {
-                throw new InvalidLimitException(setting, "'" + UNKNOWN_KEYS + "' is reserved for the bucket of API "
-                        + "keys nobody listed (ratelimit.api-key.unknown); choose another name.");
-            }
-        }
-
-        public RuleSet build() {
-            Map<List<Object>, Rule> sameMatch = new HashMap<>();
-            for (Rule rule : rules.values()) {
-                // A key listed as sent in one rule and hashed in another is the same customer.
-                Set<HashedApiKey> apiKeys = new HashSet<>();
-                rule.match().apiKeys().forEach(apiKey -> apiKeys.add(keyring.hashed(apiKey)));
-                Match match = rule.match();
-                Rule twin = sameMatch.putIfAbsent(List.of(rule.group(), match.routeIds(), match.paths(),
-                        match.routeClasses(), match.tiers(), apiKeys), rule);
-                if (twin != null) {
-                    throw new InvalidLimitException("ratelimit.rules." + rule.id() + ".match", "Rules '" + twin.id()
-                            + "' and '" + rule.id() + "' are in the same group '" + rule.group() + "' and match the "
-                            + "same requests, so one of them could never apply. Give one a narrower match or "
-                            + "another group.");
-                }
-            }
-            return new RuleSet(this);
         }
     }
 }

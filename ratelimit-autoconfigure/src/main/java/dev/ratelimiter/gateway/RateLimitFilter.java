@@ -69,6 +69,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
+        // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         // The kill switch lets everything through, ambiguous requests included.
         String duplicated = rules.killSwitch() ? null
@@ -84,20 +85,16 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (malformed != null) {
             return ProblemResponses.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
         }
-        String tier = rules.tierOf(apiKey);
-        if (apiKey != null && rules.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !rules.killSwitch()
-                && !rules.knows(apiKey)) {
-            if (rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
-                return ProblemResponses.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
-            }
-            tier = RuleSet.UNKNOWN_KEYS;
+        String tier = rules.tierFor(apiKey);
+        if (RuleSet.UNKNOWN_KEYS.equals(tier) && rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
+            return ProblemResponses.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
         }
         RequestAttributes request = attributes(exchange, headers, apiKey, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
         RequestPermits permits = new RequestPermits();
-        Mono<Verdict> checked = evaluator.check(request, permits)
+        Mono<Verdict> checked = evaluator.check(rules, request, permits)
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must not become an outage of the API behind it.

@@ -5,6 +5,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
+import dev.ratelimiter.core.ForwardingRuleStore;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
@@ -31,7 +35,7 @@ class AutoModeSwitchCarryTest {
     private final RuleStore shared = new WritesMayFail(redis, redisRefusesWrites::get);
     private final RuleStoreUntilShared store = new RuleStoreUntilShared(new InMemoryRuleStore(), shared,
             redisAnswers::get);
-    private final RuleSetFactory factory = new RuleSetFactory(new RateLimitProperties());
+    private final RuleSetFactory factory = new RuleSetFactory(new PropertyRuleDefinitions(new RateLimitProperties()));
     private final RuleSetHolder holder = new RuleSetHolder(factory.configured());
     private final RuleSync sync = new RuleSync(store, factory, holder, Duration.ofMillis(50));
     private final RuleAdmin admin = new RuleAdmin(store, sync, factory);
@@ -44,7 +48,7 @@ class AutoModeSwitchCarryTest {
     @Test
     void aKillSwitchPulledBeforeRedisAnsweredIsStillInForceAndSharedOnceItDoes() {
         sync.start();
-        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).status()).isEqualTo(200);
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).outcome().code()).isEqualTo(200);
         assertThat(holder.get().killSwitch()).isTrue();
 
         redisAnswers.set(true);
@@ -56,7 +60,7 @@ class AutoModeSwitchCarryTest {
         sync.refresh().block(Duration.ofSeconds(5));
         assertThat(holder.get().killSwitch()).as("the kill switch the operator was told is in force").isTrue();
         // From now on, writes go to Redis, where every instance reads them.
-        assertThat(admin.control(RuntimeRules.KILL_SWITCH, false).status()).isEqualTo(200);
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, false).outcome().code()).isEqualTo(200);
         assertThat(stored(redis).control()).containsEntry(RuntimeRules.KILL_SWITCH, "false");
         assertThat(holder.get().killSwitch()).isFalse();
     }
@@ -64,7 +68,7 @@ class AutoModeSwitchCarryTest {
     @Test
     void whileRedisRefusesTheCarriedSwitchesMemoryStaysInForceAndTheMoveIsTriedAgain() {
         sync.start();
-        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).status()).isEqualTo(200);
+        assertThat(admin.control(RuntimeRules.KILL_SWITCH, true).outcome().code()).isEqualTo(200);
         redisAnswers.set(true);
         redisRefusesWrites.set(true);
 
@@ -85,7 +89,7 @@ class AutoModeSwitchCarryTest {
         sync.start();
         Map<String, Object> mine = Map.of("capacity", 5, "refill-tokens", 5, "refill-period", "1s",
                 "match.api-keys[0]", "mine");
-        assertThat(admin.put("mine", mine).status()).isEqualTo(200);
+        assertThat(admin.put("mine", mine).outcome().code()).isEqualTo(200);
         redis.putRule("theirs", Map.of("capacity", "9", "refill-tokens", "9", "refill-period", "1s",
                 "match.api-keys[0]", "theirs"), RuleStore.ANY_VERSION).block();
 

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.redis.RedisKeys;
@@ -83,7 +85,7 @@ class DamagedRuleStorePropertyTest {
     void theKillSwitchAndTheValidRulesSurviveAnyDamage(@ForAll("damage") Damage damage) {
         redis.command("FLUSHALL");
         RuleStore store = new RedisRuleStore(connection.connection(), new RedisKeys("rl"));
-        RuleSetFactory factory = new RuleSetFactory(new RateLimitProperties());
+        RuleSetFactory factory = new RuleSetFactory(new PropertyRuleDefinitions(new RateLimitProperties()));
         store.putRule("keep", Map.of("capacity", "3", "refill-tokens", "1", "refill-period", "1h",
                 "match.api-keys[0]", "abuser"), RuleStore.ANY_VERSION).block(Duration.ofSeconds(5));
         RuleSync running = sync(store, factory);

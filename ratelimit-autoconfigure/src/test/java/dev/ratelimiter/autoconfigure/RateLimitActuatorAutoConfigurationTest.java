@@ -81,13 +81,13 @@ class RateLimitActuatorAutoConfigurationTest {
 
     @Test
     void secretsAreMaskedWhereverConfigurationIsShown() {
-        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.management.security.admin.password"))
+        assertThat(RateLimitSecretsSanitizer.isRateLimitSecret("ratelimit.management.security.admin.password"))
                 .isTrue();
-        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("RATELIMIT_CLIENTID_SECRET")).isTrue();
-        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.tiers.pro.api-keys[0]")).isTrue();
-        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.api-key.unknown.policy"))
+        assertThat(RateLimitSecretsSanitizer.isRateLimitSecret("RATELIMIT_CLIENTID_SECRET")).isTrue();
+        assertThat(RateLimitSecretsSanitizer.isRateLimitSecret("ratelimit.tiers.pro.api-keys[0]")).isTrue();
+        assertThat(RateLimitSecretsSanitizer.isRateLimitSecret("ratelimit.api-key.unknown.policy"))
                 .isFalse();
-        assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret("ratelimit.store.timeout")).isFalse();
+        assertThat(RateLimitSecretsSanitizer.isRateLimitSecret("ratelimit.store.timeout")).isFalse();
     }
 
     @Configuration(proxyBeanMethods = false)

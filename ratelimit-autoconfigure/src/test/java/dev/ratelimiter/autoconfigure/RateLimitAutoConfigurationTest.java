@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.RuleSetFactory;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RuleSet;
@@ -92,7 +93,8 @@ class RateLimitAutoConfigurationTest {
         runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=10",
                 "ratelimit.tiers.free.limits.default.refill-tokens=5", "ratelimit.rules.login.capacity=3",
                 "ratelimit.rules.login.refill-tokens=1").run(context -> {
-                    RuleSetFactory factory = new RuleSetFactory(context.getBean(RateLimitProperties.class));
+                    RuleSetFactory factory = new RuleSetFactory(
+                            new PropertyRuleDefinitions(context.getBean(RateLimitProperties.class)));
                     RuleSet off = factory.create(new dev.ratelimiter.core.RuntimeRules(2, java.util.Map.of(
                             "login", java.util.Map.of("enabled", "false"),
                             "free.default", java.util.Map.of("enabled", "false")), java.util.Map.of()));

@@ -103,11 +103,11 @@ class RateLimitOperatorSecurityAutoConfigurationTest {
                 "RATELIMIT_MANAGEMENT_SECURITY_VIEWER_PASSWORD", "ratelimit.client-id.secret",
                 "RATELIMIT_CLIENTID_PREVIOUSSECRET", "ratelimit.clientId.previousSecret", "ratelimit.tiers.pro.api-keys[0]",
                 "ratelimit.rules.acme.match.api-keys", "RATELIMIT_TIERS_PRO_APIKEYS" }) {
-            assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret(key)).as(key).isTrue();
+            assertThat(RateLimitSecretsSanitizer.isRateLimitSecret(key)).as(key).isTrue();
         }
         for (String key : new String[] { "ratelimit.management.security.admin.username", "ratelimit.api-key.header",
                 "ratelimit.api-key.unknown.limit.capacity", "ratelimit.tiers.pro.limits.default.capacity" }) {
-            assertThat(RateLimitActuatorAutoConfiguration.isRateLimitSecret(key)).as(key).isFalse();
+            assertThat(RateLimitSecretsSanitizer.isRateLimitSecret(key)).as(key).isFalse();
         }
     }
 }

@@ -9,6 +9,11 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ratelimiter.core.ForwardingRuleStore;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleChange;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
@@ -47,10 +52,10 @@ class RuleAdminRaceTest {
             }
         };
         RuleAdmin admin = admin(racing);
-        RuleAdmin.Result result = admin.put("mine", conflicting());
+        RuleChange result = admin.put("mine", conflicting());
 
-        assertThat(result.status()).as(result.body().toString()).isEqualTo(400);
-        assertThat(result.body().get("reason").toString()).contains("'theirs'").contains("'mine'")
+        assertThat(result.outcome().code()).as(result.toString()).isEqualTo(400);
+        assertThat(result.reason().toString()).contains("'theirs'").contains("'mine'")
                 .contains("same group");
         RuntimeRules stored = shared.load().block();
         assertThat(stored.specs()).containsOnlyKeys("theirs");
@@ -67,7 +72,7 @@ class RuleAdminRaceTest {
             String a = "a-" + round;
             String b = "b-" + round;
             CountDownLatch start = new CountDownLatch(1);
-            RuleAdmin.Result[] results = new RuleAdmin.Result[2];
+            RuleChange[] results = new RuleChange[2];
             Thread one = new Thread(() -> {
                 await(start);
                 results[0] = first.put(a, conflicting(thisRound));
@@ -88,19 +93,19 @@ class RuleAdminRaceTest {
             boolean landedA = stored.specs().containsKey(a);
             boolean landedB = stored.specs().containsKey(b);
             bothLanded += landedA && landedB ? 1 : 0;
-            assertThat(landedA || landedB).as("round " + round + ": one of them lands " + results[0].body() + " "
-                    + results[1].body()).isTrue();
-            assertThat(results[0].status() == 200).isEqualTo(landedA);
-            assertThat(results[1].status() == 200).isEqualTo(landedB);
+            assertThat(landedA || landedB).as("round " + round + ": one of them lands " + results[0] + " "
+                    + results[1]).isTrue();
+            assertThat(results[0].outcome().code() == 200).isEqualTo(landedA);
+            assertThat(results[1].outcome().code() == 200).isEqualTo(landedB);
             // The loser's answer names the conflict (400) or, after three lost races, asks to retry (409).
-            assertThat(results[landedA ? 1 : 0].status()).isIn(400, 409);
+            assertThat(results[landedA ? 1 : 0].outcome().code()).isIn(400, 409);
             syncs.get(0).validate(stored);
         }
         assertThat(bothLanded).isZero();
     }
 
     private RuleAdmin admin(RuleStore store) {
-        RuleSetFactory factory = new RuleSetFactory(properties());
+        RuleSetFactory factory = new RuleSetFactory(new PropertyRuleDefinitions(properties()));
         RuleSync sync = new RuleSync(store, factory, new RuleSetHolder(factory.configured()), Duration.ofHours(1));
         sync.start();
         syncs.add(sync);

@@ -5,6 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleChange;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSetHolder;
@@ -47,14 +51,14 @@ class RuleDocumentFuzzTest {
 
     @BeforeContainer
     static void start() {
-        RuleSetFactory factory = new RuleSetFactory(RuleAdminRaceTest.properties());
+        RuleSetFactory factory = new RuleSetFactory(new PropertyRuleDefinitions(RuleAdminRaceTest.properties()));
         store = new InMemoryRuleStore();
         holder = new RuleSetHolder(factory.configured());
         sync = new RuleSync(store, factory, holder, Duration.ofHours(1));
         sync.start();
         admin = new RuleAdmin(store, sync, factory);
-        RuleAdmin.Result kept = admin.put("keeper", Map.of("capacity", "5", "refillTokens", "5", "refillPeriod", "1s"));
-        assertThat(kept.status()).as(kept.body().toString()).isEqualTo(200);
+        RuleChange kept = admin.put("keeper", Map.of("capacity", "5", "refillTokens", "5", "refillPeriod", "1s"));
+        assertThat(kept.outcome().code()).as(kept.toString()).isEqualTo(200);
         keeper = holder.get().rules().get("keeper");
         assertThat(keeper).isNotNull();
     }
@@ -68,12 +72,12 @@ class RuleDocumentFuzzTest {
     void everyDocumentIsRefusedNamingAFieldOrBecomesARuleInForce(@ForAll("documents") Map<String, Object> document,
             @ForAll boolean overTheKeeper) {
         String id = overTheKeeper ? "keeper" : "fuzzed";
-        RuleAdmin.Result result = admin.put(id, document);
-        Statistics.collect(result.status());
-        assertThat(result.status()).as(document + " -> " + result.body()).isIn(200, 400);
-        if (result.status() == 400) {
-            assertThat(result.body().get("reason")).as(document.toString()).asString().isNotBlank();
-            assertThat(result.body().get("field")).as(document + " -> " + result.body()).isNotNull();
+        RuleChange result = admin.put(id, document);
+        Statistics.collect(result.outcome().code());
+        assertThat(result.outcome().code()).as(document + " -> " + result).isIn(200, 400);
+        if (result.outcome().code() == 400) {
+            assertThat(result.reason()).as(document.toString()).asString().isNotBlank();
+            assertThat(result.field()).as(document + " -> " + result).isNotNull();
             assertThat(holder.get().rules().get("keeper")).as("the valid rule stays").isEqualTo(keeper);
         }
         else {
@@ -84,7 +88,7 @@ class RuleDocumentFuzzTest {
             assertThat(inForce != null || disabled).as(document + " accepted but not in force").isTrue();
             // put the keeper back for the next try
             assertThat(admin.put("keeper", Map.of("capacity", "5", "refillTokens", "5", "refillPeriod", "1s"))
-                    .status()).isEqualTo(200);
+                    .outcome().code()).isEqualTo(200);
             keeper = holder.get().rules().get("keeper");
         }
     }

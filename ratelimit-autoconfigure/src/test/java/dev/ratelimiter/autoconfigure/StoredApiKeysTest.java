@@ -6,6 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleChange;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.InMemoryRuleStore;
@@ -42,7 +46,7 @@ class StoredApiKeysTest {
     @Test
     void anOverrideIsStoredWithItsKeysHashedUnderTheCurrentSecretAndStillApplies() {
         RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, PREVIOUS));
-        assertThat(admin.put("acme", override("acme-key,globex-key")).status()).isEqualTo(200);
+        assertThat(admin.put("acme", override("acme-key,globex-key")).outcome().code()).isEqualTo(200);
 
         Map<String, String> stored = store.load().block().specs().get("acme");
         assertThat(stored.toString()).doesNotContain("acme-key").doesNotContain("globex-key");
@@ -58,7 +62,7 @@ class StoredApiKeysTest {
         RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, null));
         Map<String, Object> settings = new LinkedHashMap<>(override(null));
         settings.put("match", Map.of("api-keys", List.of("acme-key", "globex-key")));
-        assertThat(admin.put("acme", settings).status()).isEqualTo(200);
+        assertThat(admin.put("acme", settings).outcome().code()).isEqualTo(200);
         assertThat(store.load().block().specs().get("acme")).doesNotContainKeys("match.api-keys[0]",
                 "match.api-keys[1]").containsEntry("match.api-keys",
                         CURRENT.hashed("acme-key") + "," + CURRENT.hashed("globex-key"));
@@ -66,18 +70,20 @@ class StoredApiKeysTest {
 
     @Test
     void theViewShowsHashedKeysThatCanBePostedBackAsTheyAre() {
-        RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, null));
+        ClientIdKeyring keyring = ClientIdKeyring.of(CURRENT, null);
+        RuleAdmin admin = admin(keyring);
+        RuleView view = new RuleView(syncs.get(0), keyring); // the admin's own sync
         admin.put("acme", override("acme-key"));
         Rule rule = admin.rulesInForce().rules().get("acme");
-        Object shown = ((Map<?, ?>) admin.describe(rule).get("match")).get("apiKeys");
+        Object shown = ((Map<?, ?>) view.describe(rule).get("match")).get("apiKeys");
         assertThat(shown).isEqualTo(List.of(CURRENT.hashed("acme-key").toString()));
-        assertThat(admin.describe().toString()).doesNotContain("acme-key");
+        assertThat(view.describe().toString()).doesNotContain("acme-key");
 
         Map<String, String> before = store.load().block().specs().get("acme");
         Map<String, Object> roundTrip = override(((List<?>) shown).stream().map(String::valueOf)
                 .collect(java.util.stream.Collectors.joining(",")));
         roundTrip.put("capacity", 40);
-        assertThat(admin.put("acme", roundTrip).status()).isEqualTo(200);
+        assertThat(admin.put("acme", roundTrip).outcome().code()).isEqualTo(200);
         assertThat(store.load().block().specs().get("acme")).containsEntry("capacity", "40")
                 .containsEntry("match.api-keys", before.get("match.api-keys"));
         assertThat(appliesTo(admin, "acme-key")).containsExactly("acme");
@@ -86,19 +92,19 @@ class StoredApiKeysTest {
     @Test
     void aKeyHashedUnderThePreviousSecretIsAcceptedOneUnderAnUnknownSecretOrMistypedIsRefused() {
         RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, PREVIOUS));
-        assertThat(admin.put("acme", override(PREVIOUS.hashed("acme-key").toString())).status()).isEqualTo(200);
+        assertThat(admin.put("acme", override(PREVIOUS.hashed("acme-key").toString())).outcome().code()).isEqualTo(200);
         assertThat(appliesTo(admin, "acme-key")).containsExactly("acme");
 
         ClientIds unknown = ClientIds.keyed("s", "a-secret-nobody-here-has-0123");
-        RuleAdmin.Result refused = admin.put("globex", override(unknown.hashed("globex-key").toString()));
-        assertThat(refused.status()).isEqualTo(400);
-        assertThat(refused.body()).containsEntry("field", "ratelimit.rules.globex.match.api-keys");
-        assertThat(refused.body().get("reason").toString()).contains("hashed under a secret this instance does not "
+        RuleChange refused = admin.put("globex", override(unknown.hashed("globex-key").toString()));
+        assertThat(refused.outcome().code()).isEqualTo(400);
+        assertThat(refused.field()).isEqualTo("ratelimit.rules.globex.match.api-keys");
+        assertThat(refused.reason().toString()).contains("hashed under a secret this instance does not "
                 + "have (" + unknown.scheme() + ", the current one is " + CURRENT.scheme() + ")");
 
-        RuleAdmin.Result mistyped = admin.put("globex", override("hmac:" + CURRENT.scheme().substring(5) + ":short"));
-        assertThat(mistyped.status()).isEqualTo(400);
-        assertThat(mistyped.body().get("reason").toString()).contains("starts like a hashed API key but is not one");
+        RuleChange mistyped = admin.put("globex", override("hmac:" + CURRENT.scheme().substring(5) + ":short"));
+        assertThat(mistyped.outcome().code()).isEqualTo(400);
+        assertThat(mistyped.reason().toString()).contains("starts like a hashed API key but is not one");
         assertThat(store.load().block().specs()).containsOnlyKeys("acme");
     }
 
@@ -149,9 +155,9 @@ class StoredApiKeysTest {
                 "capacitty")) {
             Map<String, Object> settings = override(null);
             settings.put(misspelt, "RAW-SECRET-KEY");
-            RuleAdmin.Result result = admin.put("acme", settings);
-            assertThat(result.status()).as(misspelt).isEqualTo(400);
-            assertThat(result.body().get("reason").toString()).as(misspelt).contains("is not a rule setting")
+            RuleChange result = admin.put("acme", settings);
+            assertThat(result.outcome().code()).as(misspelt).isEqualTo(400);
+            assertThat(result.reason().toString()).as(misspelt).contains("is not a rule setting")
                     .doesNotContain("RAW-SECRET-KEY");
         }
         assertThat(store.load().block().specs()).doesNotContainKey("acme");
@@ -160,9 +166,9 @@ class StoredApiKeysTest {
     @Test
     void theBucketOfUnknownKeysIsNotARuntimeRule() {
         RuleAdmin admin = admin(ClientIdKeyring.of(CURRENT, null));
-        RuleAdmin.Result result = admin.put(dev.ratelimiter.core.RuleSet.UNKNOWN_KEYS, Map.of("enabled", "false"));
-        assertThat(result.status()).isEqualTo(400);
-        assertThat(result.body().get("reason").toString()).contains("ratelimit.api-key.unknown.limit");
+        RuleChange result = admin.put(dev.ratelimiter.core.RuleSet.UNKNOWN_KEYS, Map.of("enabled", "false"));
+        assertThat(result.outcome().code()).isEqualTo(400);
+        assertThat(result.reason().toString()).contains("ratelimit.api-key.unknown.limit");
         assertThat(store.load().block().specs()).isEmpty();
     }
 
@@ -192,7 +198,7 @@ class StoredApiKeysTest {
     }
 
     private static RuleSetFactory factory(ClientIdKeyring keyring) {
-        return new RuleSetFactory(RuleAdminRaceTest.properties(), keyring);
+        return new RuleSetFactory(new PropertyRuleDefinitions(RuleAdminRaceTest.properties(), keyring));
     }
 
     private static List<String> appliesTo(RuleAdmin admin, String apiKey) {

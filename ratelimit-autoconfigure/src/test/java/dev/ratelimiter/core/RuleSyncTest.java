@@ -1,4 +1,4 @@
-package dev.ratelimiter.autoconfigure;
+package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.util.Map;
@@ -8,10 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-import dev.ratelimiter.core.InMemoryRuleStore;
-import dev.ratelimiter.core.RuleSetHolder;
-import dev.ratelimiter.core.RuleStore;
-import dev.ratelimiter.core.RuntimeRules;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -20,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The rule sync's lifecycle and where its work runs, on an in-memory store (the Redis store has its own tests). */
 class RuleSyncTest {
 
-    private final RuleSetFactory factory = new RuleSetFactory(new RateLimitProperties());
+    private final RuleSetFactory factory = new RuleSetFactory(new SpecRuleDefinitions("free"));
 
     @Test
     void afterAStopAndAStartChangesStillReachTheRulesInForce() {

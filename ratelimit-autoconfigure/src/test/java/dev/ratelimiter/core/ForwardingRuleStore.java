@@ -1,18 +1,16 @@
-package dev.ratelimiter.autoconfigure;
+package dev.ratelimiter.core;
 
 import java.util.Map;
 
-import dev.ratelimiter.core.RuleStore;
-import dev.ratelimiter.core.RuntimeRules;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** A rule store that forwards every call: tests override the call they want to slow, fail or move to a thread. */
-class ForwardingRuleStore implements RuleStore {
+public class ForwardingRuleStore implements RuleStore {
 
     private final RuleStore delegate;
 
-    ForwardingRuleStore(RuleStore delegate) {
+    public ForwardingRuleStore(RuleStore delegate) {
         this.delegate = delegate;
     }
 

@@ -1,7 +1,6 @@
-package dev.ratelimiter.autoconfigure;
+package dev.ratelimiter.core;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,24 +9,15 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
-import dev.ratelimiter.core.InvalidLimitException;
-import dev.ratelimiter.core.JsonText;
-import dev.ratelimiter.core.ConcurrencyLimit;
-import dev.ratelimiter.core.Limit;
-import dev.ratelimiter.core.PolicyNames;
-import dev.ratelimiter.core.Rule;
-import dev.ratelimiter.core.RuleSet;
-import dev.ratelimiter.core.RuleStore;
-import dev.ratelimiter.core.RuntimeRules;
-import dev.ratelimiter.core.SlidingWindowLimit;
-import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.core.RuleChange.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
  * The operator's changes to the rules, behind the actuator endpoints: every change is validated against the whole
- * rule set it would produce before anything is written, so a bad rule is refused and the rules in force stay.
+ * rule set it would produce before anything is written, so a bad rule is refused and the rules in force stay. Each
+ * change answers a {@link RuleChange}, which the endpoints turn into HTTP.
  */
 public final class RuleAdmin {
 
@@ -44,61 +34,43 @@ public final class RuleAdmin {
     private final RuleSync sync;
     private final RuleSetFactory factory;
 
-    RuleAdmin(RuleStore store, RuleSync sync, RuleSetFactory factory) {
+    public RuleAdmin(RuleStore store, RuleSync sync, RuleSetFactory factory) {
         this.store = store;
         this.sync = sync;
         this.factory = factory;
     }
 
-    /** An answer for the endpoint: HTTP status and body. */
-    public record Result(int status, Map<String, Object> body) {
-
-        static Result ok(Map<String, Object> body) {
-            return new Result(200, body);
-        }
-
-        static Result problem(int status, String error, String field, String reason) {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("error", error);
-            if (field != null) {
-                body.put("field", field);
-            }
-            body.put("reason", reason);
-            return new Result(status, body);
-        }
-    }
-
     /**
      * Adds or replaces a runtime rule from its settings as sent (nested maps and lists, relaxed names). Its API keys
-     * are written hashed ({@link StoredApiKeys#hashed}), never as sent.
+     * are written hashed ({@link RuleDefinitions#specToStore}), never as sent.
      */
-    public Result put(String id, Map<String, Object> settings) {
+    public RuleChange put(String id, Map<String, Object> settings) {
         return put(id, settings, IN_PROCESS);
     }
 
     /** {@link #put(String, Map)} on behalf of {@code operator}, written to the audit log. */
-    public Result put(String id, Map<String, Object> settings, String operator) {
+    public RuleChange put(String id, Map<String, Object> settings, String operator) {
         long before = sync.status().version();
         return audited(operator, "put-rule", id, before, putRule(id, settings));
     }
 
-    public Result delete(String id) {
+    public RuleChange delete(String id) {
         return delete(id, IN_PROCESS);
     }
 
     /** {@link #delete(String)} on behalf of {@code operator}, written to the audit log. */
-    public Result delete(String id, String operator) {
+    public RuleChange delete(String id, String operator) {
         long before = sync.status().version();
         return audited(operator, "delete-rule", id, before, deleteRule(id));
     }
 
     /** Sets the kill switch or a tier's enforcement flag; answers 200 only once it is in force on this instance. */
-    public Result control(String name, boolean value) {
+    public RuleChange control(String name, boolean value) {
         return control(name, value, IN_PROCESS);
     }
 
     /** {@link #control(String, boolean)} on behalf of {@code operator}, written to the audit log. */
-    public Result control(String name, boolean value, String operator) {
+    public RuleChange control(String name, boolean value, String operator) {
         long before = sync.status().version();
         boolean killSwitch = RuntimeRules.KILL_SWITCH.equals(name);
         // a name of another shape is audited whole (and refused)
@@ -107,7 +79,7 @@ public final class RuleAdmin {
                 killSwitch ? null : "tier", tier, before, setControl(name, value));
     }
 
-    private static Result audited(String operator, String action, String id, long before, Result result) {
+    private static RuleChange audited(String operator, String action, String id, long before, RuleChange result) {
         return audited(operator, action, id == null ? null : "rule", id, before, result);
     }
 
@@ -115,40 +87,41 @@ public final class RuleAdmin {
      * One audit line. Everything that came from the request (the operator's name, the rule id, the tier) is printed
      * quoted and escaped, so that no value can end the line and forge another.
      */
-    private static Result audited(String operator, String action, String subjectName, String subject, long before,
-            Result result) {
-        Object after = result.status() == 200 ? result.body().get("version") : null;
-        Object error = result.body().get("error");
+    private static RuleChange audited(String operator, String action, String subjectName, String subject, long before,
+            RuleChange result) {
+        Object after = result.isApplied() ? result.written().get("version") : null;
+        String error = result.error();
         audit.info("operator={} action={}{} version={}->{} status={}{}", JsonText.quote(operator), action,
                 subject == null ? "" : " " + subjectName + "=" + JsonText.quote(subject), before,
-                after == null ? before : after, result.status(), error == null ? "" : " error=" + error);
+                after == null ? before : after, result.outcome().code(), error == null ? "" : " error=" + error);
         return result;
     }
 
-    private Result putRule(String id, Map<String, Object> settings) {
+    private RuleChange putRule(String id, Map<String, Object> settings) {
         if (!PolicyNames.isValid(id)) {
-            return Result.problem(400, "invalid_rule", "id", "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
+            return RuleChange.refused(Outcome.INVALID, "invalid_rule", "id",
+                    "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
                     + "'-', starting with a letter or digit; got '" + id + "'.");
         }
         if (RuleSet.UNKNOWN_KEYS.equals(id)) {
-            return Result.problem(400, "invalid_rule", "id", "'" + RuleSet.UNKNOWN_KEYS + "' is the bucket of API keys "
+            return RuleChange.refused(Outcome.INVALID, "invalid_rule", "id",
+                    "'" + RuleSet.UNKNOWN_KEYS + "' is the bucket of API keys "
                     + "nobody listed; it is set by ratelimit.api-key.unknown.limit, not at runtime.");
         }
         Map<String, String> sent = new LinkedHashMap<>();
         settings.forEach((name, value) -> flatten(name, value, sent));
         Map<String, String> spec;
         try {
-            RuleFactory.bindStrictly(id, sent);
-            spec = StoredApiKeys.hashed(id, sent, factory.keyring());
+            spec = factory.definitions().specToStore(id, sent);
         }
         catch (InvalidLimitException ex) {
-            return Result.problem(400, "invalid_rule", ex.setting(), ex.getMessage());
+            return RuleChange.refused(Outcome.INVALID, "invalid_rule", ex.setting(), ex.getMessage());
         }
         return writeRule(id, specs -> specs.put(id, spec),
                 expected -> store.putRule(id, spec, expected));
     }
 
-    private Result deleteRule(String id) {
+    private RuleChange deleteRule(String id) {
         RuntimeRules latest;
         try {
             latest = sync.latest();
@@ -158,18 +131,21 @@ public final class RuleAdmin {
         }
         if (!latest.specs().containsKey(id)) {
             if (factory.isConfigured(id)) {
-                return Result.problem(409, "configured_rule", null, "Rule '" + id + "' is defined in the application's "
+                return RuleChange.refused(Outcome.CONFLICT, "configured_rule", null,
+                        "Rule '" + id + "' is defined in the application's "
                         + "configuration and cannot be deleted at runtime; put a rule with the same id to change it "
                         + "(for example mode: shadow).");
             }
-            return Result.problem(404, "unknown_rule", null, "There is no runtime rule '" + id + "'.");
+            return RuleChange.refused(Outcome.NOT_FOUND, "unknown_rule", null,
+                    "There is no runtime rule '" + id + "'.");
         }
         return writeRule(id, specs -> specs.remove(id), expected -> store.deleteRule(id, expected));
     }
 
-    private Result setControl(String name, boolean value) {
+    private RuleChange setControl(String name, boolean value) {
         if (!RuntimeRules.KILL_SWITCH.equals(name) && !isEnforceSwitch(name)) {
-            return Result.problem(400, "invalid_control", "tier", "Tier names are 1 to 128 letters, digits, '.', '_' "
+            return RuleChange.refused(Outcome.INVALID, "invalid_control", "tier",
+                    "Tier names are 1 to 128 letters, digits, '.', '_' "
                     + "or '-'; got '" + name.substring(5, Math.max(5, name.length() - 8)) + "'.");
         }
         Map<String, Object> body = new LinkedHashMap<>(Map.of(name, value));
@@ -179,17 +155,18 @@ public final class RuleAdmin {
         catch (RuntimeException ex) {
             return unavailable(ex);
         }
-        sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
+        sync.refreshAndWait();
         RuleSet inForce = sync.rulesInForce();
         boolean applied = RuntimeRules.KILL_SWITCH.equals(name) ? inForce.killSwitch() == value
                 : inForce.enforced(RuntimeRules.tierOfEnforceKey(name)) == value;
         if (!applied) {
-            return Result.problem(503, "not_in_force", null, "The switch was written to the rule store (version "
+            return RuleChange.refused(Outcome.UNAVAILABLE, "not_in_force", null,
+                    "The switch was written to the rule store (version "
                     + body.get("version") + ") but is not in force on this instance yet (" + sync.status().state()
                     + (sync.status().problem() != null ? ": " + sync.status().problem() : "")
                     + "); it takes effect when the store is read again.");
         }
-        return Result.ok(body);
+        return RuleChange.applied(body);
     }
 
     private static boolean isEnforceSwitch(String name) {
@@ -201,7 +178,7 @@ public final class RuleAdmin {
      * Validates a change against the store's latest rules — the whole rule set it would produce — and writes it only
      * if the store is still at that version; a write that lost a race is validated again on the newer rules.
      */
-    private Result writeRule(String id, Consumer<Map<String, Map<String, String>>> change,
+    private RuleChange writeRule(String id, Consumer<Map<String, Map<String, String>>> change,
             LongFunction<Mono<Long>> write) {
         for (int attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
             RuntimeRules latest;
@@ -229,27 +206,30 @@ public final class RuleAdmin {
             catch (RuntimeException ex) {
                 return unavailable(ex);
             }
-            sync.refresh().block(STORE_TIMEOUT.plusSeconds(1));
+            sync.refreshAndWait();
             RuleSync.Status status = sync.status();
             if (status.state() != RuleSync.State.IN_SYNC || status.version() < written) {
-                return Result.problem(503, "not_in_force", null, "The change was written to the rule store (version "
+                return RuleChange.refused(Outcome.UNAVAILABLE, "not_in_force", null,
+                        "The change was written to the rule store (version "
                         + written + ") but is not in force on this instance (" + status.state()
                         + (status.problem() != null ? ": " + status.problem() : "") + ").");
             }
-            return Result.ok(Map.of("id", id, "version", written));
+            return RuleChange.applied(Map.of("id", id, "version", written));
         }
-        return Result.problem(409, "concurrent_change", null, "The rules changed " + WRITE_ATTEMPTS + " times while "
+        return RuleChange.refused(Outcome.CONFLICT, "concurrent_change", null,
+                "The rules changed " + WRITE_ATTEMPTS + " times while "
                 + "this change was being validated; nothing was written. Read the rules and try again.");
     }
 
     /** A change that does not validate: the operator's own rule, or another rule the store already holds broken. */
-    private Result refused(String id, RuntimeRules latest, InvalidLimitException ex) {
+    private RuleChange refused(String id, RuntimeRules latest, InvalidLimitException ex) {
         String broken = brokenRule(latest);
         if (broken != null && !broken.equals(id)) {
-            return Result.problem(409, "rule_store_invalid", ex.setting(), "The rule store holds rule '" + broken
+            return RuleChange.refused(Outcome.CONFLICT, "rule_store_invalid", ex.setting(),
+                    "The rule store holds rule '" + broken
                     + "', which does not validate: " + ex.getMessage() + " Fix or delete that rule first.");
         }
-        return Result.problem(400, "invalid_rule", ex.setting(), ex.getMessage());
+        return RuleChange.refused(Outcome.INVALID, "invalid_rule", ex.setting(), ex.getMessage());
     }
 
     /** The id of a stored rule that does not validate on its own, or null. */
@@ -269,87 +249,14 @@ public final class RuleAdmin {
         }
     }
 
-    private static Result unavailable(RuntimeException ex) {
-        return Result.problem(503, "rule_store_unavailable", null, "The rule store could not be reached ("
+    private static RuleChange unavailable(RuntimeException ex) {
+        return RuleChange.refused(Outcome.UNAVAILABLE, "rule_store_unavailable", null,
+                "The rule store could not be reached ("
                 + ex.getMessage() + "); nothing changed.");
     }
 
     public RuleSet rulesInForce() {
         return sync.rulesInForce();
-    }
-
-    public Map<String, Object> describe() {
-        RuleSet rules = sync.rulesInForce();
-        RuleSync.Status status = sync.status();
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("version", rules.version());
-        view.put("killSwitch", rules.killSwitch());
-        view.put("defaultTier", rules.defaultTier());
-        view.put("shadowTiers", rules.shadowTiers());
-        Map<String, Object> store = new LinkedHashMap<>();
-        store.put("state", status.state());
-        store.put("lastSync", status.lastSync());
-        if (status.problem() != null) {
-            store.put("problem", status.problem());
-        }
-        view.put("ruleStore", store);
-        Map<String, Object> byId = new LinkedHashMap<>();
-        rules.rules().values().forEach(rule -> byId.put(rule.id(), describe(rule)));
-        view.put("rules", byId);
-        return view;
-    }
-
-    public Map<String, Object> describe(Rule rule) {
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("source", sync.runtime().specs().containsKey(rule.id()) ? "runtime" : "configuration");
-        view.put("group", rule.group());
-        Map<String, Object> match = new LinkedHashMap<>();
-        putIfNotEmpty(match, "routeIds", rule.match().routeIds());
-        putIfNotEmpty(match, "paths", rule.match().paths());
-        putIfNotEmpty(match, "routeClasses", rule.match().routeClasses());
-        putIfNotEmpty(match, "tiers", rule.match().tiers());
-        if (!rule.match().apiKeys().isEmpty()) {
-            // Never the keys themselves: hashed, as the rule store holds them, so that a GET can be posted back.
-            match.put("apiKeys", rule.match().apiKeys().stream()
-                    .map(apiKey -> String.valueOf(factory.keyring().hashed(apiKey))).sorted().toList());
-        }
-        view.put("match", match);
-        view.put("key", rule.key());
-        Limit limit = rule.limit();
-        if (limit instanceof TokenBucketLimit bucket) {
-            view.put("algorithm", "token-bucket");
-            view.put("capacity", bucket.capacity());
-            view.put("refillTokens", bucket.refillTokens());
-            view.put("refillPeriod", bucket.refillPeriod().toString());
-        }
-        else if (limit instanceof SlidingWindowLimit window) {
-            view.put("algorithm", "sliding-window");
-            view.put("limit", window.limit());
-            view.put("window", window.window().toString());
-        }
-        else if (limit instanceof ConcurrencyLimit concurrency) {
-            view.put("algorithm", "concurrency");
-            view.put("maxInProgress", concurrency.maxInProgress());
-            view.put("lease", concurrency.lease().toString());
-        }
-        if (rule.cost() > 0) {
-            view.put("cost", rule.cost());
-        }
-        view.put("mode", rule.mode());
-        view.put("failureMode", rule.failureMode());
-        view.put("storeMode", rule.storeMode());
-        view.put("scope", rule.scope());
-        if (rule.shards() > 1) {
-            view.put("shards", rule.shards());
-        }
-        view.put("whenMissing", rule.whenMissing());
-        return view;
-    }
-
-    private static void putIfNotEmpty(Map<String, Object> view, String name, Collection<?> values) {
-        if (!values.isEmpty()) {
-            view.put(name, values);
-        }
     }
 
     @SuppressWarnings("unchecked")

@@ -1,25 +1,13 @@
-package dev.ratelimiter.autoconfigure;
+package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
-import dev.ratelimiter.core.Background;
-import dev.ratelimiter.core.InvalidLimitException;
-import dev.ratelimiter.core.PeriodicTask;
-import dev.ratelimiter.core.RuleSet;
-import dev.ratelimiter.core.RuleSetHolder;
-import dev.ratelimiter.core.RuleStore;
-import dev.ratelimiter.core.RuntimeRules;
 import dev.ratelimiter.core.RuntimeRules.Part;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
@@ -31,8 +19,12 @@ import reactor.util.retry.Retry;
  * as a backstop for lost announcements, when a poll finds a newer version. A store that cannot be reached, or that
  * holds rules that do not validate, leaves the last good rule set in force indefinitely: limits stop changing,
  * they never disappear.
+ *
+ * <p>{@link #start()} reads the store once before it returns, so the stored rules are in force before the first
+ * request when it is started with the application (the Spring glue starts it as the bean is created and stops it as
+ * the bean is destroyed); {@link #stop()} ends the announcements and the poll, and it may be started again.
  */
-public final class RuleSync implements SmartLifecycle {
+public final class RuleSync {
 
     private static final Logger logger = LoggerFactory.getLogger(RuleSync.class);
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
@@ -47,9 +39,8 @@ public final class RuleSync implements SmartLifecycle {
     private RuntimeRules lastStored;
     private volatile Status status = new Status(State.STARTING, 0, null, null);
     private volatile Map<String, String> apiKeyNotes = Map.of();
-    private volatile boolean running;
 
-    RuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder holder, Duration pollInterval) {
+    public RuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder holder, Duration pollInterval) {
         this.store = store;
         this.factory = factory;
         this.holder = holder;
@@ -81,13 +72,11 @@ public final class RuleSync implements SmartLifecycle {
         }
     }
 
-    @Override
     public void start() {
-        running = true;
         // A fresh composite: the one a stop disposed would dispose at once whatever is added to it, and a restarted
         // context would follow the store no more.
         subscriptions = Disposables.composite();
-        refresh().block(STORE_TIMEOUT.plusSeconds(1));
+        refreshAndWait();
         // Every announcement and every poll reads the rules and compares them with those in force, by content: a
         // Redis that lost its data counts versions again from 1, so the same number can stand for other rules.
         subscriptions.add(Flux.defer(store::changes)
@@ -99,6 +88,14 @@ public final class RuleSync implements SmartLifecycle {
         PeriodicTask poll = PeriodicTask.every("Polling the rule store", pollInterval, this::refresh);
         poll.start();
         subscriptions.add(poll::stop);
+    }
+
+    /**
+     * Reads the store now and applies what it holds, waiting at most the store's timeout: for a caller that needs the
+     * store's latest in force when it returns (a start, an operator's change), if the store answers.
+     */
+    public void refreshAndWait() {
+        refresh().block(STORE_TIMEOUT.plusSeconds(1));
     }
 
     /** Reads the store now and applies what it holds; completes when done, never with an error. */
@@ -160,39 +157,16 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     /**
-     * The store holds rules that do not validate together. Every stored rule that validates on its own is kept, a
-     * broken one keeps its last good version (if this instance saw one) — so an instance started now does not lose
-     * the valid runtime rules — and the switches are the store's latest: the last rungs of the rollback ladder (kill
-     * switch, tier enforcement) must work whatever state the rules are in. Rules that conflict only together are
-     * added one by one ({@link #validTogether}).
+     * The store holds rules that do not validate together: what does ({@link ValidRuntimeRules}) is put in force, with
+     * the store's latest switches, and the problem reported.
      */
     private void applyWhatValidates(RuntimeRules loaded, InvalidLimitException problem) {
-        Map<String, Map<String, String>> usable = new LinkedHashMap<>();
-        List<String> broken = new ArrayList<>();
-        loaded.specs().forEach((id, spec) -> {
-            try {
-                factory.create(new RuntimeRules(loaded.version(), Map.of(id, spec), Map.of()));
-                usable.put(id, spec);
-            }
-            catch (InvalidLimitException alone) {
-                broken.add(id);
-                Map<String, String> lastGood = runtime.specs().get(id);
-                if (lastGood != null) {
-                    usable.put(id, lastGood);
-                }
-            }
-        });
-        RuntimeRules effective = new RuntimeRules(loaded.version(), usable, loaded.control());
-        try {
-            holder.replace(factory.create(effective));
-        }
-        catch (InvalidLimitException together) {
-            effective = new RuntimeRules(loaded.version(), validTogether(usable, broken), loaded.control());
-            holder.replace(factory.create(effective));
-        }
-        runtime = effective;
+        ValidRuntimeRules kept = ValidRuntimeRules.of(loaded, runtime, factory);
+        holder.replace(kept.ruleSet());
+        runtime = kept.runtime();
         noteApiKeys();
-        String reason = problem.getMessage() + (broken.isEmpty() ? "" : " (rules not applied: " + broken + ")");
+        String reason = problem.getMessage()
+                + (kept.broken().isEmpty() ? "" : " (rules not applied: " + kept.broken() + ")");
         if (status.state() != State.STORE_INVALID || !reason.equals(status.problem())) {
             logger.error("The rule store holds rules that do not validate (version {}); the rules that do, the last "
                     + "good version of the others and the store's switches are in force: {}", loaded.version(),
@@ -202,55 +176,11 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     /**
-     * Rules that each validate but not all together (two in one group with the same match, written by hand): the last
-     * good ones first, which validated together before, then the others by id, each only if the set still validates
-     * with it. An instance started now, without a last good set, still keeps every rule it can.
+     * Warns once per change of each runtime rule whose API keys need the operator (see
+     * {@link RuleDefinitions#apiKeyNotes}).
      */
-    private Map<String, Map<String, String>> validTogether(Map<String, Map<String, String>> usable,
-            List<String> broken) {
-        Map<String, Map<String, String>> chosen = new LinkedHashMap<>();
-        runtime.specs().forEach((id, spec) -> {
-            if (spec.equals(usable.get(id))) {
-                chosen.put(id, spec);
-            }
-        });
-        if (!validates(chosen)) {
-            chosen.clear();
-        }
-        // By id, not in the store's (hash) order: every instance without a last good set makes the same choice.
-        new TreeMap<>(usable).forEach((id, spec) -> {
-            if (chosen.containsKey(id)) {
-                return;
-            }
-            chosen.put(id, spec);
-            if (!validates(chosen)) {
-                chosen.remove(id);
-                broken.add(id);
-                Map<String, String> lastGood = runtime.specs().get(id);
-                if (lastGood != null && !lastGood.equals(spec)) {
-                    chosen.put(id, lastGood);
-                    if (!validates(chosen)) {
-                        chosen.remove(id);
-                    }
-                }
-            }
-        });
-        return chosen;
-    }
-
-    private boolean validates(Map<String, Map<String, String>> specs) {
-        try {
-            factory.create(new RuntimeRules(0, specs, Map.of()));
-            return true;
-        }
-        catch (InvalidLimitException ex) {
-            return false;
-        }
-    }
-
-    /** Warns once per change of each runtime rule whose API keys need the operator (see {@link StoredApiKeys#notes}). */
     private void noteApiKeys() {
-        Map<String, String> notes = StoredApiKeys.notes(runtime, factory.keyring());
+        Map<String, String> notes = factory.definitions().apiKeyNotes(runtime);
         notes.forEach((id, note) -> {
             if (!note.equals(apiKeyNotes.get(id))) {
                 logger.warn("Runtime rule '{}': {}", id, note);
@@ -268,7 +198,7 @@ public final class RuleSync implements SmartLifecycle {
     }
 
     /** Validates the rule set {@code rules} would produce; throws {@link InvalidLimitException} naming the setting. */
-    RuleSet validate(RuntimeRules rules) {
+    public RuleSet validate(RuntimeRules rules) {
         return factory.create(rules);
     }
 
@@ -299,14 +229,7 @@ public final class RuleSync implements SmartLifecycle {
         return apiKeyNotes;
     }
 
-    @Override
     public void stop() {
         subscriptions.dispose();
-        running = false;
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
     }
 }

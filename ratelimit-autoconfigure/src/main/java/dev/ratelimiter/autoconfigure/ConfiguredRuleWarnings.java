@@ -1,0 +1,31 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What is worth saying at start-up of a configuration that is valid but probably not meant: no limits at all, or an
+ * unknown-key policy with no key listed anywhere (so that every key is unknown).
+ */
+final class ConfiguredRuleWarnings {
+
+    private static final Logger logger = LoggerFactory.getLogger(ConfiguredRuleWarnings.class);
+
+    private ConfiguredRuleWarnings() {
+    }
+
+    static RuleSet warnAbout(RuleSet configured) {
+        if (configured.rules().isEmpty()) {
+            logger.warn("No rate limits are configured (ratelimit.tiers and ratelimit.rules are empty): "
+                    + "every request passes unlimited until rules are added");
+        }
+        if (configured.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !configured.listsAnyApiKey()) {
+            logger.warn("ratelimit.api-key.unknown.policy is {} but no tier lists an API key "
+                    + "(ratelimit.tiers.<tier>.api-keys) and no override names one: every key is unknown until "
+                    + "runtime overrides name some", configured.unknownApiKeys());
+        }
+        return configured;
+    }
+}

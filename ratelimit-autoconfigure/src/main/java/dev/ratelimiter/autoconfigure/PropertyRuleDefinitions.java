@@ -1,0 +1,99 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleDefinitions;
+import dev.ratelimiter.core.RuntimeRules;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
+
+/**
+ * The configured rules and switches as {@code ratelimit.*} binds them, for the core's rule lifecycle. Read afresh on
+ * every call, and every spec bound by Spring's {@code Binder} ({@link RuleFactory}), so that {@code application.yml}
+ * and the operator's specs accept and refuse the same things.
+ */
+final class PropertyRuleDefinitions implements RuleDefinitions {
+
+    private final RateLimitProperties properties;
+    private final ClientIdKeyring keyring;
+
+    /** Definitions matching API keys by the unkeyed hash, as without a configured secret. */
+    PropertyRuleDefinitions(RateLimitProperties properties) {
+        this(properties, ClientIdKeyring.unkeyed());
+    }
+
+    PropertyRuleDefinitions(RateLimitProperties properties, ClientIdKeyring keyring) {
+        this.properties = properties;
+        this.keyring = keyring;
+    }
+
+    @Override
+    public String defaultTier() {
+        return properties.getDefaultTier();
+    }
+
+    @Override
+    public boolean killSwitch() {
+        return properties.isKillSwitch();
+    }
+
+    @Override
+    public List<Tier> tiers() {
+        List<Tier> tiers = new ArrayList<>();
+        properties.getTiers().forEach((tier, settings) -> {
+            Map<String, Supplier<Rule>> defaults = new LinkedHashMap<>();
+            settings.getLimits().forEach((routeClass, limit) -> defaults.put(RuleFactory.tierDefaultId(tier,
+                    routeClass), () -> RuleFactory.tierDefault(tier, routeClass, limit)));
+            tiers.add(new Tier(tier, settings.getApiKeys(), settings.isEnforce(), defaults));
+        });
+        return tiers;
+    }
+
+    @Override
+    public Map<String, Definition> rules() {
+        Map<String, Definition> rules = new LinkedHashMap<>();
+        properties.getRules().forEach((id, settings) -> rules.put(id, definition(id, settings)));
+        return rules;
+    }
+
+    @Override
+    public Definition runtimeRule(String id, Map<String, String> spec) {
+        return definition(id, RuleFactory.bind(id, spec));
+    }
+
+    private static Definition definition(String id, RuleProperties settings) {
+        return new Definition(settings.isEnabled(), () -> RuleFactory.create(id, settings,
+                "ratelimit.rules." + id + "."));
+    }
+
+    @Override
+    public UnknownApiKeyPolicy unknownApiKeys() {
+        return properties.getApiKey().getUnknown().getPolicy();
+    }
+
+    @Override
+    public Rule unknownApiKeyRule() {
+        return RuleFactory.unknownKeys(properties.getApiKey().getUnknown().getLimit());
+    }
+
+    @Override
+    public Map<String, String> specToStore(String id, Map<String, String> sent) {
+        RuleFactory.bindStrictly(id, sent);
+        return StoredApiKeys.hashed(id, sent, keyring);
+    }
+
+    @Override
+    public Map<String, String> apiKeyNotes(RuntimeRules runtime) {
+        return StoredApiKeys.notes(runtime, keyring);
+    }
+
+    @Override
+    public ClientIdKeyring keyring() {
+        return keyring;
+    }
+}
