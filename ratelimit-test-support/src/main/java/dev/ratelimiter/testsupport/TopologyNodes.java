@@ -23,7 +23,7 @@ final class TopologyNodes {
      * Starts a node, trying again (up to {@value #START_ATTEMPTS} times in all) when a start fails: a probed free
      * port can be taken by someone else before the server binds it, and {@code start} probes a new one each time.
      */
-    static RedisNode start(Supplier<RedisNode> start) {
+    static <T> T start(Supplier<T> start) {
         RuntimeException failure = null;
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
             try {
