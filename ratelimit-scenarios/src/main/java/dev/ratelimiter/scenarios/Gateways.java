@@ -11,11 +11,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Locale;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 import dev.ratelimiter.testsupport.LoopbackPorts;
+import dev.ratelimiter.testsupport.RedisServer;
 
 /**
  * N sample-gateway instances, each a separate {@code java -jar sample-gateway.jar} process configured by command-line
@@ -52,15 +52,13 @@ final class Gateways implements AutoCloseable {
     /** {@code instances} gateways of one limiter, all on one Redis; ours are checked to run the runner's rules. */
     Gateways(Path jar, int instances, Mode mode, Limits limits, String redisUrl, String upstreamUri, Path logDir) {
         this(jar, IntStream.range(0, instances).mapToObj(i -> mode.name().toLowerCase() + "-" + i).toList(),
-                (i, port, management) -> arguments(mode, limits, port, management, redisUrl, upstreamUri), logDir);
+                (i, port, management) -> GatewayArguments.of(mode, limits, port, management, redisUrl, upstreamUri),
+                logDir);
         if (mode == Mode.EXACT || mode == Mode.LOCAL) {
-            try {
+            Startup.orClose(this::close, () -> {
                 requireRulesInForce(mode == Mode.LOCAL ? "LOCAL" : "EXACT");
-            }
-            catch (RuntimeException ex) {
-                close();
-                throw ex;
-            }
+                return null;
+            });
         }
     }
 
@@ -70,20 +68,11 @@ final class Gateways implements AutoCloseable {
      */
     Gateways(Path jar, List<String> names, InstanceArguments arguments, Path logDir) {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        try {
+        startupSeconds = Startup.orClose(this::close, () -> {
             for (int i = 0; i < names.size(); i++) {
                 int port = freePort();
                 int management = freePort();
-                // C1 only, for every limiter alike: with the default JIT, C2 compiling in two gateways for their
-                // first minute starved this 2-core machine (SCG's honest p50 57 ms, 7 % errors in one try)
-                List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xms64m", "-Xmx256m",
-                        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"));
-                // e.g. a profiler: SCENARIOS_GATEWAY_JVM_ARGS="-XX:StartFlightRecording=filename=/tmp/jfr/"
-                command.addAll(fromEnvironment("SCENARIOS_GATEWAY_JVM_ARGS"));
-                command.addAll(List.of("-jar", jar.toString()));
-                command.addAll(arguments.of(i, port, management));
-                // e.g. SCENARIOS_GATEWAY_ARGS="--ratelimit.events.log=true" to see every decision in the gateways' logs
-                command.addAll(fromEnvironment("SCENARIOS_GATEWAY_ARGS"));
+                List<String> command = GatewayArguments.command(jar, arguments.of(i, port, management));
                 Path log = logDir.resolve("gateway-" + names.get(i) + ".log");
                 Files.createDirectories(logDir);
                 processes.add(new ProcessBuilder(command).redirectErrorStream(true)
@@ -92,83 +81,8 @@ final class Gateways implements AutoCloseable {
                 managementPorts.add(management);
             }
             awaitReady(Duration.ofSeconds(120), logDir);
-            startupSeconds = (System.nanoTime() - started) / 1e9;
-        }
-        catch (IOException ex) {
-            close();
-            throw new UncheckedIOException(ex);
-        }
-        catch (RuntimeException ex) {
-            close();
-            throw ex;
-        }
-    }
-
-    static List<String> arguments(Mode mode, Limits limits, int port, int management, String redisUrl,
-            String upstreamUri) {
-        List<String> args = processArguments(port, management, redisUrl, upstreamUri);
-        if (mode == Mode.OFF || mode == Mode.SCG) {
-            args.add("--ratelimit.enabled=false");
-        }
-        if (mode == Mode.SCG) {
-            args.add("--demo.gateway-rate-limiter.replenish-rate=" + limits.quota());
-            args.add("--demo.gateway-rate-limiter.burst-capacity=" + limits.quota());
-        }
-        if (mode == Mode.EXACT || mode == Mode.LOCAL) {
-            String storeMode = mode == Mode.LOCAL ? "local" : "exact";
-            args.addAll(List.of("--ratelimit.store.type=redis",
-                    // exact and local gateways are up at once in the side by side: apart in Redis, so that neither
-                    // counts the other's instances when sizing its fallback share
-                    "--ratelimit.store.key-prefix=rl-" + storeMode,
-                    // 5 ms (the default) assumes a Redis with cores of its own; here it shares 2 cores with the
-                    // gateways and the load, and a timed-out decision falls back to the instance's share
-                    "--ratelimit.store.timeout=" + limits.storeTimeout().toMillis() + "ms",
-                    // the client quota of the seeds, scaled: Q per second, bursts of up to Q
-                    // the scenarios' clients are free-tier keys that no tier lists: clients like any other here,
-                    // not the sample's unknown keys sharing one bucket per address
-                    "--ratelimit.api-key.unknown.policy=default-tier",
-                    "--ratelimit.tiers.free.limits.default.capacity=" + limits.quota(),
-                    "--ratelimit.tiers.free.limits.default.refill-tokens=" + limits.quota(),
-                    "--ratelimit.tiers.free.limits.default.refill-period=1s",
-                    "--ratelimit.tiers.free.limits.default.store-mode=" + storeMode,
-                    // the same limit as SCG's limiter gets: the sample's hourly quota (always exact) switched off
-                    "--ratelimit.rules.free-hourly.enabled=false",
-                    "--ratelimit.tiers.pro.api-keys=demo-pro," + Scenarios.EDGE_KEY,
-                    "--ratelimit.tiers.pro.limits.default.capacity=100000",
-                    "--ratelimit.tiers.pro.limits.default.refill-tokens=100000",
-                    "--ratelimit.tiers.pro.limits.default.store-mode=" + storeMode,
-                    // per-endpoint cap: /login as a whole, summed over every client
-                    "--ratelimit.rules.login-cap.match.route-ids=demo-login",
-                    "--ratelimit.rules.login-cap.key=route",
-                    "--ratelimit.rules.login-cap.capacity=" + limits.loginCap(),
-                    "--ratelimit.rules.login-cap.refill-tokens=" + limits.loginCap(),
-                    "--ratelimit.rules.login-cap.refill-period=1s",
-                    // window edge: a sliding-window quota for one client
-                    "--ratelimit.rules.edge-window.match.api-keys=" + Scenarios.EDGE_KEY,
-                    "--ratelimit.rules.edge-window.algorithm=sliding-window",
-                    "--ratelimit.rules.edge-window.limit=" + limits.windowLimit(),
-                    "--ratelimit.rules.edge-window.window=" + limits.window().toMillis() + "ms",
-                    // load shedding is not a rate limit and SCG's limiter has none: off, so that both compare the
-                    // same work (on a starved 2-core machine it would also shed honest requests as the gateways slow)
-                    "--ratelimit.shedding.enabled=false",
-                    // the slow endpoint: the sample's own rule, at most 2 reports in progress per client
-                    "--ratelimit.rules.reports-in-progress.max-in-progress=2"));
-        }
-        return args;
-    }
-
-    /** What every gateway is given whatever it limits: its ports on loopback, its Redis, the stub upstream, quiet logs. */
-    static List<String> processArguments(int port, int management, String redisUrl, String upstreamUri) {
-        return new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1",
-                "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
-                "--demo.upstream.uri=" + upstreamUri, "--spring.main.banner-mode=off",
-                "--logging.level.root=WARN", "--logging.level.dev.ratelimiter=WARN"));
-    }
-
-    /** Space-separated arguments from an environment variable, none when it is unset. */
-    private static List<String> fromEnvironment(String variable) {
-        String value = System.getenv(variable);
-        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
+            return (System.nanoTime() - started) / 1e9;
+        });
     }
 
     private void awaitReady(Duration timeout, Path logDir) {
@@ -186,7 +100,7 @@ final class Gateways implements AutoCloseable {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("gateway " + i + " not ready after " + timeout + "; see " + logDir);
                 }
-                sleep(250);
+                Pause.millis(250);
             }
         }
     }
@@ -256,6 +170,23 @@ final class Gateways implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code instances} gateways of {@code mode} on {@code redis}, restarted first if a scenario left it down and
+     * emptied, so that no run starts from another's counters.
+     */
+    static Gateways startFresh(Path jar, int instances, Mode mode, Limits limits, RedisServer redis,
+            Upstream upstream, Path out) {
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+        redis.command("FLUSHALL");
+        Gateways gateways = new Gateways(jar, instances, mode, limits, redis.url(), upstream.uri(),
+                out.resolve("logs"));
+        System.out.printf(Locale.ROOT, "%d gateways (%s, store timeout %d ms) ready in %.1f s%n", instances,
+                mode.label, limits.storeTimeout().toMillis(), gateways.startupSeconds());
+        return gateways;
+    }
+
     /** From the first process started until every instance answered its health endpoint. */
     double startupSeconds() {
         return startupSeconds;
@@ -301,64 +232,7 @@ final class Gateways implements AutoCloseable {
         }
     }
 
-    /** Finds the sample gateway's runnable jar: property {@code scenarios.gateway.jar}, else sample-gateway/target. */
-    static Path locateJar() {
-        String configured = System.getProperty("scenarios.gateway.jar", System.getenv("SCENARIOS_GATEWAY_JAR"));
-        if (configured != null && !configured.isBlank()) {
-            Path jar = Path.of(configured);
-            if (!Files.isRegularFile(jar)) {
-                throw new IllegalStateException("scenarios.gateway.jar=" + configured + " is not a file");
-            }
-            return jar;
-        }
-        for (String dir : List.of("sample-gateway/target", "../sample-gateway/target")) {
-            Optional<Path> jar = findJar(Path.of(dir));
-            if (jar.isPresent()) {
-                return jar.get().toAbsolutePath().normalize();
-            }
-        }
-        throw new IllegalStateException("No sample-gateway jar in sample-gateway/target or ../sample-gateway/target "
-                + "(working directory " + Path.of("").toAbsolutePath() + "). Build it first: "
-                + "./mvnw -pl sample-gateway -am package -DskipTests, or pass -Dscenarios.gateway.jar=<path>.");
-    }
-
-    private static Optional<Path> findJar(Path dir) {
-        if (!Files.isDirectory(dir)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().matches("sample-gateway.*\\.jar"))
-                    .filter(p -> !p.getFileName().toString().contains("sources"))
-                    .filter(p -> {
-                        try {
-                            return Files.size(p) > 1_000_000;
-                        }
-                        catch (IOException ex) {
-                            return false;
-                        }
-                    })
-                    .findFirst();
-        }
-        catch (IOException ex) {
-            return Optional.empty();
-        }
-    }
-
-    private static String javaBinary() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
     static int freePort() {
         return LoopbackPorts.free();
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
     }
 }

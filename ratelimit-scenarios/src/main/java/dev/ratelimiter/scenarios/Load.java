@@ -144,7 +144,7 @@ final class Load implements AutoCloseable {
                         send(s, gatewayTurn++);
                     }
                 }
-                Gateways.sleep(2);
+                Pause.millis(2);
             }
         }
 
@@ -209,7 +209,7 @@ final class Load implements AutoCloseable {
             }
             long deadline = System.nanoTime() + TIMEOUT.plusSeconds(3).toNanos();
             while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                Gateways.sleep(20);
+                Pause.millis(20);
             }
             return this;
         }

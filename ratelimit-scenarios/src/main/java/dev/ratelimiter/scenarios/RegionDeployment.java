@@ -1,7 +1,6 @@
 package dev.ratelimiter.scenarios;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +31,7 @@ final class RegionDeployment implements AutoCloseable {
 
     RegionDeployment(GlobalLimit limit, Path jar, String upstreamUri, Duration storeTimeout, Path logDir) {
         long started = System.nanoTime();
-        try {
+        startupSeconds = Startup.orClose(this::close, () -> {
             // the ports are chosen here, not by the broker, so that the gateways can be told them before it is up
             int brokerPort = Gateways.freePort();
             int controllerPort = Gateways.freePort();
@@ -49,7 +48,7 @@ final class RegionDeployment implements AutoCloseable {
             List<String> redisUrls = limit.regions().stream().map(region -> started(RedisServers.start()).url())
                     .toList();
             Gateways gateways = started(new Gateways(jar, limit.regions(), (i, port, management) -> {
-                List<String> args = Gateways.processArguments(port, management, redisUrls.get(i), upstreamUri);
+                List<String> args = GatewayArguments.processArguments(port, management, redisUrls.get(i), upstreamUri);
                 args.addAll(limit.gatewayArguments(limit.regions().get(i), bootstrapServers, storeTimeout));
                 return args;
             }, logDir));
@@ -57,16 +56,8 @@ final class RegionDeployment implements AutoCloseable {
                 ports.put(limit.regions().get(i), gateways.ports().get(i));
             }
             awaitRunning(rebalancer.join(), Duration.ofSeconds(60));
-            startupSeconds = (System.nanoTime() - started) / 1e9;
-        }
-        catch (IOException ex) {
-            close();
-            throw new UncheckedIOException(ex);
-        }
-        catch (RuntimeException ex) {
-            close();
-            throw ex;
-        }
+            return (System.nanoTime() - started) / 1e9;
+        });
     }
 
     /** Each region's gateway port. */
@@ -91,7 +82,7 @@ final class RegionDeployment implements AutoCloseable {
                 throw new IllegalStateException("the rebalancer is " + rebalancer.state() + " after " + timeout
                         + ", not RUNNING");
             }
-            Gateways.sleep(100);
+            Pause.millis(100);
         }
     }
 

@@ -5,10 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
 
-import dev.ratelimiter.scenarios.Gateways.Mode;
 import dev.ratelimiter.scenarios.Load.Group;
 import dev.ratelimiter.scenarios.Report.Check;
 import dev.ratelimiter.scenarios.Report.Result;
@@ -28,18 +26,18 @@ final class Scenarios {
     private final Limits limits;
     private final RedisServer redis;
     private final Upstream upstream;
-    private final Path out;
+    private final StoreCounters counters;
+    private final Player player;
+    private final StoryChecks storyChecks;
     private final List<String> honestKeys;
-    /** Honest p50 and p99 with the limiter off, when measured (side by side): what limiting adds is measured on it. */
-    double offP50 = Double.NaN;
-    double offP99 = Double.NaN;
-    private double baselineP99 = Double.NaN;
 
     Scenarios(Limits limits, RedisServer redis, Upstream upstream, Path out) {
         this.limits = limits;
         this.redis = redis;
         this.upstream = upstream;
-        this.out = out;
+        this.counters = new StoreCounters(redis);
+        this.player = new Player(upstream, counters, out);
+        this.storyChecks = new StoryChecks(upstream);
         this.honestKeys = IntStream.range(0, limits.honestClients()).mapToObj(i -> "honest-" + i).toList();
     }
 
@@ -51,62 +49,14 @@ final class Scenarios {
         return new Group("noisy", "/api/hello", List.of(NOISY_KEY), (double) limits.quota() * factor, false);
     }
 
-    /**
-     * One played scenario: the run, the store's work during it and the series files. {@code scriptCalls} are the
-     * limiters' round trips (EVAL/EVALSHA, what both limiters decide with); {@code storeCommands} are every command
-     * Redis processed, the ones run inside those scripts included.
-     */
-    record Played(Load.Run run, long storeCommands, long scriptCalls, double seconds, Path csv, Path png) {
+    /** Plays the stages of the stories, and of the side by side. */
+    Player player() {
+        return player;
     }
 
-    Played play(String name, Load load, List<Group> groups, Duration duration, LongConsumer during) {
-        long start = System.nanoTime();
-        upstream.reset(start);
-        long commands0 = totalCommands();
-        long scripts0 = scriptCalls();
-        Load.Run run = load.start(groups, duration, start);
-        if (during != null) {
-            during.accept(start);
-        }
-        run.await();
-        long commands1 = totalCommands();
-        long scripts1 = scriptCalls();
-        Path[] files = Report.series(out, name, run, upstream, (int) Math.ceil(duration.toMillis() / 1000.0) + 1);
-        // a restarted Redis counts from zero: what it counted since is the least that was done
-        return new Played(run, commands1 >= commands0 ? commands1 - commands0 : commands1,
-                scripts1 >= scripts0 ? scripts1 - scripts0 : scripts1, duration.toMillis() / 1000.0, files[0],
-                files[1]);
-    }
-
-    /** Script calls Redis has served (INFO commandstats: eval, evalsha and their read-only forms, fcall). */
-    long scriptCalls() {
-        long calls = 0;
-        try {
-            for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-                if (line.matches("cmdstat_(eval|evalsha|eval_ro|evalsha_ro|fcall|fcall_ro):calls=\\d+.*")) {
-                    calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-                }
-            }
-        }
-        catch (RuntimeException ex) {
-            // the store is down: nothing to count
-        }
-        return calls;
-    }
-
-    long totalCommands() {
-        try {
-            String info = redis.command("INFO", "stats");
-            for (String line : info.split("\r?\n")) {
-                if (line.startsWith("total_commands_processed:")) {
-                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                }
-            }
-        }
-        catch (RuntimeException ex) {
-            // the store is down: nothing to count
-        }
-        return 0;
+    /** The checks shared by the stories, and their references. */
+    StoryChecks storyChecks() {
+        return storyChecks;
     }
 
     Result run(String scenario, Load load, Gateways gateways) {
@@ -127,14 +77,14 @@ final class Scenarios {
     }
 
     private Result baseline(Load load) {
-        Played p = play("baseline", load, List.of(honest()), duration(), null);
+        Played p = player.play("baseline", load, List.of(honest()), duration(), null);
         Load.Stats honest = p.run().group("honest");
         List<Check> checks = new ArrayList<>();
-        checks.add(honestErrors(honest));
-        checks.add(onlyAllowedReachUpstream(p));
-        checks.add(storeCalls(p));
-        baselineP99 = honest.percentileMillis(0.99);
-        checks.addAll(latencyAdded(honest));
+        checks.add(storyChecks.honestErrors(honest));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.storeCalls(p));
+        storyChecks.baseline(honest.percentileMillis(0.99));
+        checks.addAll(storyChecks.latencyAdded(honest));
         return new Result("baseline", String.format(Locale.ROOT,
                 "%d honest clients (the seeds' 10,000 scaled down), %d rps in all, each at %s rps against a quota of %d",
                 limits.honestClients(), limits.honestRate(),
@@ -144,11 +94,11 @@ final class Scenarios {
 
     private Result noisy(String name, Load load, int factor) {
         Group noisy = noisy(factor);
-        Played p = play(name, load, List.of(honest(), noisy), duration(), null);
+        Played p = player.play(name, load, List.of(honest(), noisy), duration(), null);
         Load.Stats honest = p.run().group("honest");
         Load.Stats n = p.run().group("noisy");
         List<Check> checks = new ArrayList<>();
-        checks.add(honestErrors(honest));
+        checks.add(storyChecks.honestErrors(honest));
         // decisions go on for up to a second after the last request is sent (responses still in flight)
         double quotaTotal = limits.quota() * (p.seconds() + 1) + limits.quota();
         checks.add(new Check("noisy client admitted vs quota (" + limits.quota() + "/s, burst " + limits.quota() + ")",
@@ -163,9 +113,9 @@ final class Scenarios {
         checks.add(new Check("noisy client's requests at the upstream = its admitted",
                 noisyUpstream + " at upstream, " + n.ok.get() + " admitted", "≤ admitted + timed out (" + n.failed.get()
                         + ")", noisyUpstream <= n.ok.get() + n.failed.get()));
-        checks.add(onlyAllowedReachUpstream(p));
-        checks.add(storeCalls(p));
-        checks.add(honestNotSlowed(honest));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.storeCalls(p));
+        checks.add(storyChecks.honestNotSlowed(honest));
         return new Result(name, String.format(Locale.ROOT, "the honest load plus one client at %d × its quota (%s rps)",
                 factor, Report.f(noisy.rate())), checks, p.csv(), p.png());
     }
@@ -173,10 +123,10 @@ final class Scenarios {
     private Result botnet(Load load) {
         List<String> bots = IntStream.range(0, limits.botnetKeys()).mapToObj(i -> "bot-" + i).toList();
         Group botnet = new Group("botnet", "/login/attempt", bots, limits.botnetRate(), false);
-        Played p = play("botnet", load, List.of(honest(), botnet), duration(), null);
+        Played p = player.play("botnet", load, List.of(honest(), botnet), duration(), null);
         Load.Stats b = p.run().group("botnet");
         List<Check> checks = new ArrayList<>();
-        checks.add(honestErrors(p.run().group("honest")));
+        checks.add(storyChecks.honestErrors(p.run().group("honest")));
         double perKey = (double) limits.botnetRate() / limits.botnetKeys();
         checks.add(new Check("each bot under its quota", Report.f(perKey) + " rps per key", "< " + limits.quota(),
                 perKey < limits.quota()));
@@ -186,8 +136,8 @@ final class Scenarios {
                 + " reached /login of " + b.sent.get() + " sent (" + Report.f(login / p.seconds()) + " rps)",
                 "≤ 1.1 × " + Report.f(cap), login <= 1.1 * cap));
         checks.add(new Check("the cap bites", b.refused.get() + " refused", "> 0", b.refused.get() > 0));
-        checks.add(onlyAllowedReachUpstream(p));
-        checks.add(storeCalls(p));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.storeCalls(p));
         return new Result("botnet", String.format(Locale.ROOT,
                 "%d keys at %s rps each (%d rps in all) on /login, per-endpoint cap %d/s, plus the honest load",
                 limits.botnetKeys(), Report.f(perKey), limits.botnetRate(), limits.loginCap()), checks, p.csv(),
@@ -199,24 +149,24 @@ final class Scenarios {
         Group greedy = new Group("greedy-reporter", "/reports/run", List.of("greedy-reporter"), 8, false);
         Group politeGroup = new Group("reporters", "/reports/run", polite, 2, true);
         Duration base = Duration.ofMillis(50);
-        Played p = play("slow", load, List.of(honest(), greedy, politeGroup), duration(), start -> {
+        Played p = player.play("slow", load, List.of(honest(), greedy, politeGroup), duration(), start -> {
             upstream.reportDelay(base);
-            Gateways.sleep(duration().toMillis() / 2);
+            Pause.millis(duration().toMillis() / 2);
             upstream.reportDelay(base.multipliedBy(7));
         });
         Load.Stats g = p.run().group("greedy-reporter");
         Load.Stats r = p.run().group("reporters");
         List<Check> checks = new ArrayList<>();
-        checks.add(honestErrors(p.run().group("honest")));
+        checks.add(storyChecks.honestErrors(p.run().group("honest")));
         int greedyMax = upstream.maxInFlight("greedy-reporter");
         checks.add(new Check("greedy client's reports in progress at the upstream", "at most " + greedyMax,
                 "≤ 2 (reports-in-progress)", greedyMax <= 2));
         int politeMax = polite.stream().mapToInt(upstream::maxInFlight).max().orElse(0);
-        checks.add(new Check("other clients still get reports", pct(r.errorRate()) + " not answered 200 of "
+        checks.add(new Check("other clients still get reports", Report.pct(r.errorRate()) + " not answered 200 of "
                 + r.sent.get(), "< 1 %", r.errorRate() < 0.01 && politeMax <= 2));
         checks.add(new Check("greedy client refused once the endpoint is slow", g.refused.get() + " refused of "
                 + g.sent.get(), "> 0", g.refused.get() > 0));
-        checks.add(onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
         return new Result("slow", "report upstream 50 ms, then 7 × slower (350 ms) half-way; one client asks for 8 "
                 + "reports a second, 5 others for 0.4 each, plus the honest load", checks, p.csv(), p.png());
     }
@@ -228,29 +178,29 @@ final class Scenarios {
         long[] commandsAfterRestart = new long[1];
         double[] recoveredAfter = {-1};
         Group noisy = noisy(limits.noisyFactor());
-        Played p = play("store-down", load, List.of(honest(), noisy), d, start -> {
-            sleepUntil(start, killAt);
+        Played p = player.play("store-down", load, List.of(honest(), noisy), d, start -> {
+            Pause.until(start, killAt);
             redis.kill();
-            sleepUntil(start, restartAt);
+            Pause.until(start, restartAt);
             redis.restart();
             long restarted = System.nanoTime();
             long end = start + d.toNanos() - 200_000_000L;
-            long last = totalCommands();
+            long last = counters.totalCommands();
             while (System.nanoTime() < end && recoveredAfter[0] < 0) {
-                Gateways.sleep(100);
-                long now = totalCommands();
+                Pause.millis(100);
+                long now = counters.totalCommands();
                 if (now - last > 20) {
                     recoveredAfter[0] = (System.nanoTime() - restarted) / 1e9;
                 }
                 last = now;
             }
-            sleepUntil(start, d.toMillis() / 1000.0 - 0.2);
-            commandsAfterRestart[0] = totalCommands();
+            Pause.until(start, d.toMillis() / 1000.0 - 0.2);
+            commandsAfterRestart[0] = counters.totalCommands();
         });
         Load.Stats honest = p.run().group("honest");
         Load.Stats n = p.run().group("noisy");
         List<Check> checks = new ArrayList<>();
-        checks.add(honestErrors(honest));
+        checks.add(storyChecks.honestErrors(honest));
         int from = (int) Math.ceil(killAt);
         int to = (int) Math.floor(restartAt);
         long admitted = 0;
@@ -272,7 +222,7 @@ final class Scenarios {
         checks.add(new Check("time until the gateways use the restarted store again (> 20 commands in 100 ms)",
                 recoveredAfter[0] < 0 ? "not within the run" : Report.f(recoveredAfter[0]) + " s",
                 "reported (meanwhile each instance decides from its fallback share)", true));
-        checks.add(onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
         return new Result("store-down", String.format(Locale.ROOT,
                 "honest + noisy load; Redis killed at %.1f s, restarted (empty) at %.1f s", killAt, restartAt),
                 checks, p.csv(), p.png());
@@ -292,8 +242,8 @@ final class Scenarios {
         // the store's windows start at multiples of the window on its clock (Redis TIME; the same host's clock here):
         // start the run one second before one, so that the bursts straddle a real boundary
         long now = System.currentTimeMillis();
-        Gateways.sleep(Math.floorMod(windowMillis - 1000 - now % windowMillis, windowMillis));
-        Played p = play("window-edge", load, List.of(group), d, null);
+        Pause.millis(Math.floorMod(windowMillis - 1000 - now % windowMillis, windowMillis));
+        Played p = player.play("window-edge", load, List.of(group), d, null);
         // what reached the upstream, timed there: the decisions, without the client's view of response latency
         long[] times = upstream.edgeArrivals();
         long windowNanos = limits.window().toNanos();
@@ -313,119 +263,9 @@ final class Scenarios {
         }
         checks.add(new Check("most in any " + Report.f(w) + " s interval at the upstream", String.valueOf(most),
                 "reported (two weighted fixed windows approximate the sliding one)", true));
-        checks.add(onlyAllowedReachUpstream(p));
+        checks.add(storyChecks.onlyAllowedReachUpstream(p));
         return new Result("window-edge", String.format(Locale.ROOT,
                 "sliding window %d per %s s; bursts of %d at %.0f ms before and after a window boundary", l,
                 Report.f(w), l, edge * 1000), checks, p.csv(), p.png());
-    }
-
-    Check honestErrors(Load.Stats honest) {
-        return new Check("honest error rate", pct(honest.errorRate()) + " of " + honest.answered() + " (429: "
-                + honest.refused.get() + ", 503: " + honest.unavailable.get() + ", failed: " + honest.failed.get()
-                + ")", "< 1 %", honest.errorRate() < 0.01);
-    }
-
-    private Check onlyAllowedReachUpstream(Played p) {
-        long ok = p.run().ok();
-        long failed = p.run().stats.stream().mapToLong(s -> s.failed.get()).sum();
-        long hits = upstream.hits();
-        return new Check("the upstream sees only allowed traffic", hits + " at upstream, " + ok + " allowed, "
-                + (p.run().sent() - ok - failed) + " refused", "upstream ≤ allowed + timed out (" + failed + ")",
-                hits <= ok + failed);
-    }
-
-    private Check storeCalls(Played p) {
-        long sent = Math.max(1, p.run().sent());
-        return new Check("store calls", String.format(Locale.ROOT, "%s round trips/s (%s per request; script calls, "
-                + "INFO commandstats), %s Redis commands/s (%s per request, in-script ones included)",
-                Report.f(p.scriptCalls() / p.seconds()), Report.f((double) p.scriptCalls() / sent),
-                Report.f(p.storeCommands() / p.seconds()), Report.f((double) p.storeCommands() / sent)), "reported",
-                true);
-    }
-
-    private List<Check> latencyAdded(Load.Stats honest) {
-        double p50 = honest.percentileMillis(0.5);
-        double p99 = honest.percentileMillis(0.99);
-        if (Double.isNaN(offP99)) {
-            return List.of(new Check("honest latency", "p50 " + Report.f(p50) + " ms, p99 " + Report.f(p99) + " ms",
-                    "reported (run side-by-side for the limiter-off reference)", true));
-        }
-        return List.of(new Check("latency added vs limiter off", String.format(Locale.ROOT,
-                "p50 %+.2f ms (%.2f vs %.2f), p99 %+.2f ms (%.2f vs %.2f)", p50 - offP50, p50, offP50, p99 - offP99,
-                p99, offP99), "p99 added < 50 ms", p99 - offP99 < 50));
-    }
-
-    private Check honestNotSlowed(Load.Stats honest) {
-        double p99 = honest.percentileMillis(0.99);
-        if (Double.isNaN(baselineP99)) {
-            return new Check("honest p99", Report.f(p99) + " ms", "reported (no baseline run)", true);
-        }
-        // loose: on a shared 2-core machine the refused traffic itself takes CPU from everything else
-        double bound = 3 * baselineP99 + 100;
-        return new Check("honest clients not slowed", "p99 " + Report.f(p99) + " ms vs " + Report.f(baselineP99)
-                + " ms in baseline", "≤ 3 × baseline + 100 ms = " + Report.f(bound) + " ms", p99 <= bound);
-    }
-
-    static String pct(double share) {
-        return Report.pct(share);
-    }
-
-    static void sleepUntil(long startNanos, double seconds) {
-        long wait = (long) ((startNanos + (long) (seconds * 1e9) - System.nanoTime()) / 1e6);
-        if (wait > 0) {
-            Gateways.sleep(wait);
-        }
-    }
-
-    /** The same honest + noisy load through one limiter, normal, with Redis paused and with Redis killed. */
-    record SideBySide(Mode mode, double startupSeconds, double offered, double answeredRate, double maxRate,
-            double p50, double p99, double honestErrors, double noisyAdmittedRate, double roundTripsPerRequest,
-            double commandsPerRequest,
-            double pausedP99, double pausedErrors, double pausedNoisyRate, double killedP99, double killedErrors,
-            double killedNoisyRate, String honestErrorsSeen) {
-
-        SideBySide withMaxRate(double rate) {
-            return new SideBySide(mode, startupSeconds, offered, answeredRate, rate, p50, p99, honestErrors,
-                    noisyAdmittedRate, roundTripsPerRequest, commandsPerRequest, pausedP99, pausedErrors,
-                    pausedNoisyRate, killedP99, killedErrors, killedNoisyRate, honestErrorsSeen);
-        }
-    }
-
-    /** Normal, Redis paused and Redis killed; the maximum throughput is measured apart, interleaved (see the runner). */
-    SideBySide sideBySide(Mode mode, Load load, double startupSeconds, int faultSeconds) {
-        List<Group> groups = List.of(honest(), noisy(limits.noisyFactor()));
-        double offered = groups.stream().mapToDouble(Group::rate).sum();
-        String prefix = "side-by-side-" + mode.name().toLowerCase(Locale.ROOT);
-        play(prefix + "-warmup", load, groups, Duration.ofSeconds(Math.max(2, limits.seconds() / 3)), null);
-        Played normal = play(prefix, load, groups, duration(), null);
-        Load.Stats honest = normal.run().group("honest");
-        if (mode == Mode.OFF) {
-            offP50 = honest.percentileMillis(0.5);
-            offP99 = honest.percentileMillis(0.99);
-        }
-        Duration fault = Duration.ofSeconds(faultSeconds);
-        Played paused = play(prefix + "-redis-paused", load, groups, fault, start -> {
-            redis.pause();
-            sleepUntil(start, faultSeconds);
-            redis.resume();
-        });
-        Gateways.sleep(2_000);
-        Played killed = play(prefix + "-redis-killed", load, groups, fault, start -> {
-            redis.kill();
-            sleepUntil(start, faultSeconds);
-            redis.restart();
-        });
-        Gateways.sleep(2_000);
-        return new SideBySide(mode, startupSeconds, offered, normal.run().stats.stream()
-                .mapToLong(Load.Stats::answered).sum() / normal.seconds(), Double.NaN, honest.percentileMillis(0.5),
-                honest.percentileMillis(0.99), honest.errorRate(), normal.run().group("noisy").ok.get()
-                        / normal.seconds(), (double) normal.scriptCalls() / Math.max(1, normal.run().sent()),
-                (double) normal.storeCommands() / Math.max(1, normal.run().sent()),
-                paused.run().group("honest").percentileMillis(0.99), paused.run().group("honest").errorRate(),
-                paused.run().group("noisy").ok.get() / paused.seconds(),
-                killed.run().group("honest").percentileMillis(0.99), killed.run().group("honest").errorRate(),
-                killed.run().group("noisy").ok.get() / killed.seconds(), "normal (" + honest.errors() + "), paused ("
-                        + paused.run().group("honest").errors() + "), killed (" + killed.run().group("honest").errors()
-                        + ")");
     }
 }

@@ -45,7 +45,7 @@ final class ShiftingClient implements AutoCloseable {
             Map<String, Long> sent = new LinkedHashMap<>();
             long phaseStart = start + phase.fromMillis() * 1_000_000L;
             long phaseEnd = start + phase.toMillis() * 1_000_000L;
-            Scenarios.sleepUntil(start, phase.fromSecond());
+            Pause.until(start, phase.fromSecond());
             for (long now = System.nanoTime(); now < phaseEnd; now = System.nanoTime()) {
                 double elapsed = (now - phaseStart) / 1e9;
                 phase.rates().forEach((region, rate) -> {
@@ -55,12 +55,12 @@ final class ShiftingClient implements AutoCloseable {
                         sent.merge(region, 1L, Long::sum);
                     }
                 });
-                Gateways.sleep(5);
+                Pause.millis(5);
             }
         }
         long deadline = System.nanoTime() + TIMEOUT.plusSeconds(2).toNanos();
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-            Gateways.sleep(20);
+            Pause.millis(20);
         }
         List<RegionAnswer> inOrder = new ArrayList<>(answers);
         inOrder.sort(Comparator.comparingLong(RegionAnswer::sentMillis));

@@ -46,7 +46,7 @@ final class Await {
                 // A node that is down, or refuses a command while the topology settles, is part of waiting.
                 last = ex;
             }
-            sleep();
+            sleep(POLL_MILLIS);
         }
         while (System.nanoTime() < deadline);
         String seen = last instanceof NotYet ? last.getMessage() : String.valueOf(last);
@@ -61,9 +61,10 @@ final class Await {
         }
     }
 
-    private static void sleep() {
+    /** Sleeps between two looks; an interrupt ends the wait with an exception, the interrupt flag kept. */
+    static void sleep(long millis) {
         try {
-            Thread.sleep(POLL_MILLIS);
+            Thread.sleep(millis);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

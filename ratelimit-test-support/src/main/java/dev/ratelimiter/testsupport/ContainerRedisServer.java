@@ -1,9 +1,6 @@
 package dev.ratelimiter.testsupport;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.ExposedPort;
@@ -26,7 +23,7 @@ final class ContainerRedisServer implements RedisServer {
 
     @SuppressWarnings("resource")
     ContainerRedisServer(String image) {
-        this.hostPort = freePort();
+        this.hostPort = LoopbackPorts.free();
         this.container = new GenericContainer<>(DockerImageName.parse(image))
                 .withExposedPorts(REDIS_PORT)
                 .withCommand("redis-server", "--save", "", "--appendonly", "no")
@@ -96,12 +93,7 @@ final class ContainerRedisServer implements RedisServer {
 
     @Override
     public String command(String... arguments) {
-        try {
-            return RedisProtocol.send(host(), hostPort, 2_000, arguments);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Redis command " + String.join(" ", arguments) + " failed", ex);
-        }
+        return RedisProtocol.command(host(), hostPort, arguments);
     }
 
     @Override
@@ -111,14 +103,5 @@ final class ContainerRedisServer implements RedisServer {
 
     private DockerClient docker() {
         return container.getDockerClient();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
     }
 }

@@ -145,12 +145,7 @@ final class ProcessRedisServer implements RedisServer {
 
     @Override
     public String command(String... arguments) {
-        try {
-            return RedisProtocol.send(HOST, port, 2_000, arguments);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Redis command " + String.join(" ", arguments) + " failed", ex);
-        }
+        return RedisProtocol.command(HOST, port, arguments);
     }
 
     @Override
@@ -226,7 +221,7 @@ final class ProcessRedisServer implements RedisServer {
             catch (IOException ex) {
                 last = ex;
             }
-            sleep(20);
+            Await.sleep(20);
         }
         throw new IllegalStateException("redis-server did not answer PING within " + START_TIMEOUT, last);
     }
@@ -273,16 +268,6 @@ final class ProcessRedisServer implements RedisServer {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
         }
     }
 

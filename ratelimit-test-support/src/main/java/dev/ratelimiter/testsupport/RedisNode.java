@@ -18,8 +18,6 @@ public final class RedisNode implements RedisServer {
     /** The commands that run a script or function, for {@link #scriptCalls()}. */
     static final List<String> SCRIPT_COMMANDS = List.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
 
-    private static final int COMMAND_TIMEOUT_MILLIS = 2_000;
-
     private final ProcessRedisServer process;
     private final boolean clusterNode;
     private volatile String id;
@@ -143,7 +141,7 @@ public final class RedisNode implements RedisServer {
     /** The reply with its structure kept; see {@link RedisProtocol#call}. */
     Object reply(String... arguments) {
         try {
-            return RedisProtocol.call(host(), port(), COMMAND_TIMEOUT_MILLIS, arguments);
+            return RedisProtocol.call(host(), port(), RedisProtocol.COMMAND_TIMEOUT_MILLIS, arguments);
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Redis command " + String.join(" ", arguments) + " to " + address()

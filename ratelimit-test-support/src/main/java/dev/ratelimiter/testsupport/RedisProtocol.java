@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,23 @@ import java.util.List;
  */
 final class RedisProtocol {
 
+    /** How long a fixture's command may take to connect, and then to be answered. */
+    static final int COMMAND_TIMEOUT_MILLIS = 2_000;
+
     private RedisProtocol() {
+    }
+
+    /**
+     * {@link #send} as a server fixture's {@code command(...)} does it: the fixtures' timeout, and a failure (a
+     * Redis error reply included) as an unchecked exception naming the command.
+     */
+    static String command(String host, int port, String... arguments) {
+        try {
+            return send(host, port, COMMAND_TIMEOUT_MILLIS, arguments);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Redis command " + String.join(" ", arguments) + " failed", ex);
+        }
     }
 
     /**

@@ -1,14 +1,9 @@
 package dev.ratelimiter.testsupport;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,9 +37,6 @@ public final class RedisSentinel implements AutoCloseable {
     private static final int SENTINELS = 3;
     private static final int QUORUM = 2;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-    private static final int START_ATTEMPTS = 3;
-    /** Redis 7 syncs replicas diskless by default and then waits 5 s for more replicas first; do not wait. */
-    private static final List<String> DATA_OPTIONS = List.of("--repl-diskless-sync-delay", "0");
 
     private final RedisBinary.Choice binary;
     /** The data nodes in start order: the first one started as primary. */
@@ -63,12 +55,11 @@ public final class RedisSentinel implements AutoCloseable {
         long startedAt = System.nanoTime();
         List<RedisNode> started = new ArrayList<>();
         try {
-            RedisNode primary = startNode(() -> dataNode(binary, List.of()));
+            RedisNode primary = SentinelNodes.primary(binary);
             started.add(primary);
             List<RedisNode> dataNodes = new ArrayList<>(List.of(primary));
             for (int i = 0; i < REPLICAS; i++) {
-                RedisNode replica = startNode(() -> dataNode(binary,
-                        List.of("--replicaof", primary.host(), String.valueOf(primary.port()))));
+                RedisNode replica = SentinelNodes.replicaOf(binary, primary);
                 started.add(replica);
                 dataNodes.add(replica);
             }
@@ -76,7 +67,7 @@ public final class RedisSentinel implements AutoCloseable {
             awaitReplicationUp(primary, dataNodes.subList(1, dataNodes.size()));
             List<RedisNode> sentinels = new ArrayList<>();
             for (int i = 0; i < SENTINELS; i++) {
-                RedisNode sentinel = startNode(() -> sentinelNode(binary, primary.port()));
+                RedisNode sentinel = SentinelNodes.sentinel(binary, MASTER_NAME, primary.port(), QUORUM);
                 started.add(sentinel);
                 sentinels.add(sentinel);
             }
@@ -86,7 +77,7 @@ public final class RedisSentinel implements AutoCloseable {
             return topology;
         }
         catch (RuntimeException ex) {
-            started.forEach(RedisSentinel::closeQuietly);
+            TopologyNodes.closeAll(started);
             throw ex;
         }
     }
@@ -209,8 +200,8 @@ public final class RedisSentinel implements AutoCloseable {
     /** Kills every process and deletes their directories. */
     @Override
     public void close() {
-        sentinels.forEach(RedisSentinel::closeQuietly);
-        dataNodes.forEach(RedisSentinel::closeQuietly);
+        TopologyNodes.closeAll(sentinels);
+        TopologyNodes.closeAll(dataNodes);
     }
 
     @Override
@@ -230,58 +221,6 @@ public final class RedisSentinel implements AutoCloseable {
         });
     }
 
-    private static RedisNode dataNode(RedisBinary.Choice binary, List<String> replicaOf) {
-        List<String> options = new ArrayList<>(DATA_OPTIONS);
-        options.addAll(replicaOf);
-        return new RedisNode(new ProcessRedisServer(binary.path(), binary.kind() + " data node", LoopbackPorts.free(),
-                ProcessRedisServer.CommandLine.withOptions(options)), false);
-    }
-
-    private static RedisNode sentinelNode(RedisBinary.Choice binary, int primaryPort) {
-        String configuration = String.join("\n",
-                "# Written once by RedisSentinel; the sentinel rewrites it with what it learns, and reads it on restart.",
-                // Addresses stay IPs end to end: nothing to resolve, nothing that differs between Redis 6.2 and 7.
-                "sentinel resolve-hostnames no",
-                "sentinel announce-hostnames no",
-                "sentinel monitor " + MASTER_NAME + " " + LoopbackPorts.HOST + " " + primaryPort + " " + QUORUM,
-                "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
-                "sentinel failover-timeout " + MASTER_NAME + " 3000",
-                "sentinel parallel-syncs " + MASTER_NAME + " 1",
-                "");
-        ProcessRedisServer.CommandLine commandLine = (workingDirectory, standardOptions) -> {
-            Path file = workingDirectory.resolve("sentinel.conf");
-            try {
-                if (!Files.exists(file)) {
-                    Files.writeString(file, configuration);
-                }
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException("cannot write " + file, ex);
-            }
-            List<String> arguments = new ArrayList<>();
-            arguments.add(file.toString());
-            arguments.addAll(standardOptions);
-            arguments.add("--sentinel");
-            return arguments;
-        };
-        return new RedisNode(new ProcessRedisServer(binary.path(), binary.kind() + " sentinel", LoopbackPorts.free(),
-                commandLine), false);
-    }
-
-    private static RedisNode startNode(Supplier<RedisNode> start) {
-        RuntimeException failure = null;
-        for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-            try {
-                // A probed free port can be taken by someone else before the server binds it: try another.
-                return start.get();
-            }
-            catch (RuntimeException ex) {
-                failure = ex;
-            }
-        }
-        throw failure;
-    }
-
     private static int primaryPort(RedisNode sentinel) {
         Object reply = sentinel.reply("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
         if (reply instanceof List<?> address && address.size() == 2) {
@@ -293,14 +232,5 @@ public final class RedisSentinel implements AutoCloseable {
     private RedisNode dataNode(int port) {
         return dataNodes.stream().filter(node -> node.port() == port).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no data node on port " + port));
-    }
-
-    private static void closeQuietly(RedisNode node) {
-        try {
-            node.close();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Could not stop {}", node, ex);
-        }
     }
 }
