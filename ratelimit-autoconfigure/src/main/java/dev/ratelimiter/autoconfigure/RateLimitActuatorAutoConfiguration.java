@@ -2,7 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
 import dev.ratelimiter.core.RecentDecisions;
-import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.StoreMetrics;
@@ -37,9 +37,9 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
     RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, ObjectProvider<RateLimitStore> store,
-            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent,
-            ObjectProvider<OperatorAccounts> accounts) {
-        return new RateLimitRulesEndpoint(admin, new RateLimitView(store.getIfAvailable(),
+            ObjectProvider<StoreStack> stack, ObjectProvider<LiveInstances> instances,
+            ObjectProvider<RecentDecisions> recent, ObjectProvider<OperatorAccounts> accounts) {
+        return new RateLimitRulesEndpoint(admin, new RateLimitView(store.getIfAvailable(), stack.getIfAvailable(),
                 instances.getIfAvailable(), recent.getIfAvailable()), roles(accounts));
     }
 
@@ -77,8 +77,9 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
     @ConditionalOnBean(RuleSync.class)
     @ConditionalOnEnabledHealthIndicator("ratelimit")
-    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, RateLimitStore store, LiveInstances instances) {
-        return new RateLimitHealthIndicator(sync, store, instances);
+    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, ObjectProvider<StoreStack> stack,
+            LiveInstances instances) {
+        return new RateLimitHealthIndicator(sync, stack.getIfAvailable(), instances);
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -94,9 +95,9 @@ public final class RateLimitActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnBean(RateLimitStore.class)
-        MeterBinder rateLimitBreakerMetrics(RateLimitStore store) {
-            return registry -> store.find(FailSafeStore.class).ifPresent(failSafe -> Gauge
-                    .builder("ratelimit.store.breaker.state", failSafe,
+        MeterBinder rateLimitBreakerMetrics(ObjectProvider<StoreStack> stack) {
+            return registry -> stack.ifAvailable(stores -> Gauge
+                    .builder("ratelimit.store.breaker.state", stores.failSafe(),
                             s -> switch (s.breaker().state()) {
                                 case CLOSED -> 0;
                                 case OPEN -> 1;
