@@ -28,7 +28,10 @@ public interface RateLimitStore {
     /** The verdict, with outcomes in the order of {@code checks}. */
     Mono<Verdict> evaluate(List<Check> checks);
 
-    /** This store, or a store it delegates to, of the given type (for health and metrics to look inside). */
+    /**
+     * This store, or a store it delegates to, of the given type: to look inside a store assembled elsewhere (a
+     * {@link StoreStack} hands its parts out itself).
+     */
     default <T> Optional<T> find(Class<T> type) {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
