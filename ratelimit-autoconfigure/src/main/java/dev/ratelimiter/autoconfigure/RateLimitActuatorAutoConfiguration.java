@@ -2,7 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
 import dev.ratelimiter.core.RecentDecisions;
-import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleAdmin;
@@ -10,7 +10,6 @@ import dev.ratelimiter.core.RuleSetFactory;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.VerdictListener;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -40,11 +39,12 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnBean(RuleAdmin.class)
     @ConditionalOnAvailableEndpoint
     RateLimitRulesEndpoint rateLimitRulesEndpoint(RuleAdmin admin, RuleSync sync, RuleSetFactory factory,
-            ObjectProvider<RateLimitStore> store, ObjectProvider<LiveInstances> instances,
-            ObjectProvider<RecentDecisions> recent, ObjectProvider<OperatorAccounts> accounts) {
+            ObjectProvider<RateLimitStore> store, ObjectProvider<StoreStack> stack,
+            ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent,
+            ObjectProvider<OperatorAccounts> accounts) {
         return new RateLimitRulesEndpoint(admin, new RuleView(sync, factory.definitions().keyring()),
-                new RateLimitView(store.getIfAvailable(), instances.getIfAvailable(), recent.getIfAvailable()),
-                roles(accounts));
+                new RateLimitView(store.getIfAvailable(), stack.getIfAvailable(), instances.getIfAvailable(),
+                        recent.getIfAvailable()), roles(accounts));
     }
 
     @Bean
@@ -70,8 +70,9 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
     @ConditionalOnBean(RuleSync.class)
     @ConditionalOnEnabledHealthIndicator("ratelimit")
-    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, RateLimitStore store, LiveInstances instances) {
-        return new RateLimitHealthIndicator(sync, store, instances);
+    RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, ObjectProvider<StoreStack> stack,
+            LiveInstances instances) {
+        return new RateLimitHealthIndicator(sync, stack.getIfAvailable(), instances);
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -87,16 +88,8 @@ public final class RateLimitActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnBean(RateLimitStore.class)
-        MeterBinder rateLimitBreakerMetrics(RateLimitStore store) {
-            return registry -> store.find(FailSafeStore.class).ifPresent(failSafe -> Gauge
-                    .builder("ratelimit.store.breaker.state", failSafe,
-                            s -> switch (s.breaker().state()) {
-                                case CLOSED -> 0;
-                                case OPEN -> 1;
-                                case HALF_OPEN -> 2;
-                            })
-                    .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open")
-                    .register(registry));
+        MeterBinder rateLimitBreakerMetrics(ObjectProvider<StoreStack> stack) {
+            return new StoreBreakerGauge(stack);
         }
 
         @Bean

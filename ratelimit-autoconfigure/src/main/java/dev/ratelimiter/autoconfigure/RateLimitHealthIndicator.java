@@ -2,9 +2,9 @@ package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
-import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreBreaker;
+import dev.ratelimiter.core.StoreStack;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -16,12 +16,13 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 final class RateLimitHealthIndicator implements HealthIndicator {
 
     private final RuleSync sync;
-    private final RateLimitStore store;
+    private final FailSafeStore failSafe;
     private final LiveInstances instances;
 
-    RateLimitHealthIndicator(RuleSync sync, RateLimitStore store, LiveInstances instances) {
+    /** @param stack the shared store's stack, or null when buckets live in this instance's memory */
+    RateLimitHealthIndicator(RuleSync sync, StoreStack stack, LiveInstances instances) {
         this.sync = sync;
-        this.store = store;
+        this.failSafe = stack != null ? stack.failSafe() : null;
         this.instances = instances;
     }
 
@@ -34,7 +35,6 @@ final class RateLimitHealthIndicator implements HealthIndicator {
                 .withDetail("rulesStale", status.stale())
                 .withDetail("killSwitch", sync.rulesInForce().killSwitch())
                 .withDetail("liveInstances", instances.count());
-        FailSafeStore failSafe = store.find(FailSafeStore.class).orElse(null);
         if (failSafe != null) {
             StoreBreaker.State state = failSafe.breaker().state();
             health.withDetail("store", "redis")

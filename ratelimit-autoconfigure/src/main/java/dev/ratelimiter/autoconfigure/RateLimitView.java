@@ -11,6 +11,7 @@ import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RecentDecisions;
+import dev.ratelimiter.core.StoreStack;
 
 /**
  * What {@code /actuator/ratelimit} shows besides the rules: the store and its breaker, the live instances seen, and,
@@ -22,11 +23,17 @@ final class RateLimitView {
     private static final int LATEST = 20;
 
     private final RateLimitStore store;
+    private final FailSafeStore failSafe;
     private final LiveInstances instances;
     private final RecentDecisions recent;
 
-    RateLimitView(RateLimitStore store, LiveInstances instances, RecentDecisions recent) {
+    /**
+     * @param store the store decisions are made with, or null (no store section)
+     * @param stack the shared store's stack, or null when buckets live in this instance's memory
+     */
+    RateLimitView(RateLimitStore store, StoreStack stack, LiveInstances instances, RecentDecisions recent) {
         this.store = store;
+        this.failSafe = stack != null ? stack.failSafe() : null;
         this.instances = instances;
         this.recent = recent;
     }
@@ -34,7 +41,6 @@ final class RateLimitView {
     void addTo(Map<String, Object> view) {
         if (store != null) {
             Map<String, Object> state = new LinkedHashMap<>();
-            FailSafeStore failSafe = store.find(FailSafeStore.class).orElse(null);
             state.put("type", failSafe != null ? "redis" : "memory");
             if (failSafe != null) {
                 state.put("breaker", failSafe.breaker().state().name());

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +35,22 @@ public final class FailSafeStore implements RateLimitStore {
     private final StoreBreaker breaker;
     private final StoreMetrics metrics;
     private final WithoutStore withoutStore;
-    private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+    private final LongSupplier nanoClock;
+    private final AtomicLong lastWarning;
     private final AtomicLong fallbackDecisions = new AtomicLong();
     private final Mono<Verdict> timedOut;
 
-    public FailSafeStore(RateLimitStore store, LocalBucketStore fallback, Duration timeout, StoreBreaker breaker,
-            LiveInstances instances, StoreMetrics metrics) {
+    /**
+     * @param store the shared store asked first
+     * @param withoutStore decides when the store cannot (its closed rules' Retry-After usually follows the breaker:
+     * {@link WithoutStore#untilBreakerRetries})
+     * @param timeout the longest a store call may take
+     * @param breaker stops store calls while the store keeps failing
+     * @param metrics told of every store call
+     * @param nanoClock {@link System#nanoTime} but in tests: times the store calls and spaces the warnings
+     */
+    public FailSafeStore(RateLimitStore store, WithoutStore withoutStore, Duration timeout, StoreBreaker breaker,
+            StoreMetrics metrics, LongSupplier nanoClock) {
         if (timeout == null || timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("store timeout must be positive, but was " + timeout);
         }
@@ -47,7 +58,9 @@ public final class FailSafeStore implements RateLimitStore {
         this.timeout = timeout;
         this.breaker = breaker;
         this.metrics = metrics;
-        this.withoutStore = new WithoutStore(fallback, instances, metrics, this::retryAfterWhenClosed);
+        this.withoutStore = withoutStore;
+        this.nanoClock = nanoClock;
+        this.lastWarning = new AtomicLong(nanoClock.getAsLong() - WARN_EVERY_NANOS);
         String message = "no answer within " + timeout;
         this.timedOut = Mono.error(() -> new StoreTimeoutException(message));
     }
@@ -70,31 +83,25 @@ public final class FailSafeStore implements RateLimitStore {
         }
     }
 
-    /**
-     * Reactor context key of the {@link Scheduler} that times the store call out. The gateway filter puts the
-     * request's event loop there: the timer is then a task in that loop's own queue, set without waking any thread,
-     * where the default (Reactor's parallel scheduler) wakes a timer thread for nearly every request under load.
-     */
-    public static final String TIMER_SCHEDULER = FailSafeStore.class.getName() + ".timer";
-
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
         return Mono.deferContextual(context -> {
-            Scheduler timer = context.getOrDefault(TIMER_SCHEDULER, Background.scheduler());
+            Scheduler timer = context.getOrDefault(RateLimitStore.TIMER_SCHEDULER, Background.scheduler());
             if (!breaker.tryAcquirePermission()) {
                 metrics.storeCall(StoreMetrics.Outcome.REJECTED, Duration.ZERO);
                 return Mono.fromSupplier(() -> decideWithoutStore(checks, null));
             }
-            long start = System.nanoTime();
+            long start = nanoClock.getAsLong();
             return Mono.defer(() -> store.evaluate(checks))
                     .timeout(timeout, timedOut, timer)
                     .doOnNext(verdict -> {
                         breaker.onSuccess();
-                        metrics.storeCall(StoreMetrics.Outcome.SUCCESS, Duration.ofNanos(System.nanoTime() - start));
+                        Duration took = Duration.ofNanos(nanoClock.getAsLong() - start);
+                        metrics.storeCall(StoreMetrics.Outcome.SUCCESS, took);
                     })
                     .doOnCancel(breaker::releasePermission)
                     .onErrorResume(failure -> {
-                        long elapsed = System.nanoTime() - start;
+                        long elapsed = nanoClock.getAsLong() - start;
                         breaker.onError();
                         metrics.storeCall(failure instanceof TimeoutException ? StoreMetrics.Outcome.TIMEOUT
                                 : StoreMetrics.Outcome.ERROR, Duration.ofNanos(elapsed));
@@ -107,11 +114,6 @@ public final class FailSafeStore implements RateLimitStore {
         fallbackDecisions.incrementAndGet();
         warnOccasionally(failure);
         return withoutStore.decide(checks);
-    }
-
-    private Duration retryAfterWhenClosed() {
-        Duration wait = breaker.settings().waitInOpenState();
-        return wait.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : wait;
     }
 
     @Override
@@ -129,7 +131,7 @@ public final class FailSafeStore implements RateLimitStore {
     }
 
     private void warnOccasionally(Throwable failure) {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         long last = lastWarning.get();
         if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) {
             String reason = failure == null ? "circuit breaker " + breaker.name() + " is " + breaker.state()

@@ -17,10 +17,21 @@ import reactor.core.publisher.Mono;
 @FunctionalInterface
 public interface RateLimitStore {
 
+    /**
+     * Reactor context key of the {@link reactor.core.scheduler.Scheduler} a store sets its timers on (the store
+     * call's timeout, see {@link FailSafeStore}). The gateway puts the request's event loop there: a timer is then a
+     * task in that loop's own queue, set without waking any thread, where the default (Reactor's parallel scheduler)
+     * wakes a timer thread for nearly every request under load. A store without timers ignores it.
+     */
+    String TIMER_SCHEDULER = RateLimitStore.class.getName() + ".timer";
+
     /** The verdict, with outcomes in the order of {@code checks}. */
     Mono<Verdict> evaluate(List<Check> checks);
 
-    /** This store, or a store it delegates to, of the given type (for health and metrics to look inside). */
+    /**
+     * This store, or a store it delegates to, of the given type: to look inside a store assembled elsewhere (a
+     * {@link StoreStack} hands its parts out itself).
+     */
     default <T> Optional<T> find(Class<T> type) {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }

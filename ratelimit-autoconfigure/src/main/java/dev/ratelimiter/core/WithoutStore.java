@@ -15,6 +15,12 @@ import java.util.function.Supplier;
  */
 public final class WithoutStore {
 
+    /**
+     * The shortest Retry-After of a request refused by a closed rule while the store is gone: the header is whole
+     * seconds, and a client told to come back at once would only hammer a store that cannot answer.
+     */
+    public static final Duration SHORTEST_RETRY_AFTER = Duration.ofSeconds(1);
+
     private final LocalBucketStore buckets;
     private final LiveInstances instances;
     private final StoreMetrics metrics;
@@ -22,12 +28,29 @@ public final class WithoutStore {
     private final Map<String, Rule[]> fairShares = new ConcurrentHashMap<>();
     private volatile int sharesSizedFor;
 
+    /**
+     * @param buckets this instance's own buckets, for {@link FailureMode#LOCAL} rules
+     * @param instances how many instances share the limits (each holds its doubled fair share)
+     * @param metrics told of every decision made here
+     * @param closedRetryAfter the Retry-After of a request a closed rule refuses
+     */
     public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
             Supplier<Duration> closedRetryAfter) {
         this.buckets = buckets;
         this.instances = instances;
         this.metrics = metrics;
         this.closedRetryAfter = closedRetryAfter;
+    }
+
+    /**
+     * Retry after the breaker's wait in its open state — when it lets a trial call through to the store again — and
+     * never sooner than {@link #SHORTEST_RETRY_AFTER}.
+     */
+    public static Supplier<Duration> untilBreakerRetries(StoreBreaker breaker) {
+        return () -> {
+            Duration wait = breaker.settings().waitInOpenState();
+            return wait.compareTo(SHORTEST_RETRY_AFTER) < 0 ? SHORTEST_RETRY_AFTER : wait;
+        };
     }
 
     public Verdict decide(List<Check> checks) {

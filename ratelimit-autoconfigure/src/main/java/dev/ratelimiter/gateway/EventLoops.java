@@ -3,7 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.RateLimitStore;
 import io.netty.channel.EventLoop;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -26,7 +26,7 @@ final class EventLoops {
 
     /**
      * Decides on the request's event loop: the store call's timeout is timed there (see
-     * {@link FailSafeStore#TIMER_SCHEDULER}), and the chain resumes there — at once when the verdict arrives there
+     * {@link RateLimitStore#TIMER_SCHEDULER}), and the chain resumes there — at once when the verdict arrives there
      * already (a decision made from memory: local mode, the denial cache), else by a hop (a Redis reply on a Lettuce
      * thread, a timeout). A hop costs a task and a thread wake-up per request, so it is skipped where it changes
      * nothing.
@@ -37,7 +37,7 @@ final class EventLoops {
             return decided.publishOn(Schedulers.parallel());
         }
         Scheduler scheduler = schedulerOf(loop);
-        return decided.contextWrite(Context.of(FailSafeStore.TIMER_SCHEDULER, scheduler))
+        return decided.contextWrite(Context.of(RateLimitStore.TIMER_SCHEDULER, scheduler))
                 .flatMap(value -> loop.inEventLoop() ? Mono.just(value) : Mono.just(value).publishOn(scheduler));
     }
 

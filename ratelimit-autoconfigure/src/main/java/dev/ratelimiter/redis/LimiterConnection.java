@@ -1,24 +1,15 @@
 package dev.ratelimiter.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -26,12 +17,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 
 /**
  * The limiter's own connection to Redis, opened from the application's Lettuce client on a background thread and
@@ -48,30 +36,30 @@ import reactor.core.publisher.FluxSink;
  * that has 5 ms to live. Its command timeout is at most {@code commandTimeout}, so calls given up on by their caller
  * are cleaned up soon rather than after Lettuce's default minute. Standalone, Sentinel and Cluster clients are used
  * exactly as the application configured them (addresses, credentials, TLS, client options).
+ *
+ * <p>Its parts: the {@link ConnectThread} connects and retries, one {@link DispatchThread} hands commands to Lettuce,
+ * {@link ScriptSender} sends scripts, and {@link ChannelSubscriptions} keeps the channels listened to on a pub/sub
+ * connection of their own.
  */
 public final class LimiterConnection implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(LimiterConnection.class);
-    private static final long FIRST_RETRY_MILLIS = 10;
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
     private final Supplier<AbstractRedisClient> client;
     private final String description;
     private final Duration commandTimeout;
-    private final Duration maxRetryDelay;
-    private final ScheduledExecutorService connector;
+    private final ConnectThread connector;
     private final DispatchThread dispatch = new DispatchThread("ratelimit-redis-dispatch");
+    private final ScriptSender scripts = new ScriptSender(dispatch);
+    private final ChannelSubscriptions channels;
     private final List<Runnable> whenConnected = new CopyOnWriteArrayList<>();
-    private final Map<String, Set<FluxSink<String>>> listeners = new ConcurrentHashMap<>();
-    private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
     private volatile StatefulConnection<String, String> connection;
     private volatile RedisClusterAsyncCommands<String, String> commands;
-    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
     private volatile boolean closed;
     private volatile boolean suspended;
     private volatile String lastFailure;
     private int attempts;
-    private int pubSubAttempts;
 
     /**
      * @param client the application's Lettuce client; may answer {@code null} until it has been created
@@ -87,19 +75,15 @@ public final class LimiterConnection implements AutoCloseable {
         this.client = client;
         this.description = description;
         this.commandTimeout = commandTimeout;
-        this.maxRetryDelay = maxRetryDelay.isZero() || maxRetryDelay.isNegative() ? Duration.ofSeconds(1)
-                : maxRetryDelay;
-        this.connector = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "ratelimit-redis-connect");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.connector = new ConnectThread(maxRetryDelay, () -> closed || suspended);
+        this.channels = new ChannelSubscriptions(client, description, connector,
+                () -> !closed && !suspended && connection != null);
     }
 
     /** Starts connecting in the background (again, after {@link #suspend}); returns at once. */
     public void start() {
         suspended = false;
-        submit(this::connect);
+        connector.submit(this::connect);
     }
 
     /**
@@ -111,7 +95,7 @@ public final class LimiterConnection implements AutoCloseable {
     public void suspend(Duration wait) {
         suspended = true;
         CompletableFuture<Void> done = new CompletableFuture<>();
-        submit(() -> {
+        connector.submit(() -> {
             closeConnections();
             done.complete(null);
         });
@@ -127,13 +111,10 @@ public final class LimiterConnection implements AutoCloseable {
     }
 
     private void closeConnections() {
-        StatefulRedisPubSubConnection<String, String> openPubSub = pubSub;
         StatefulConnection<String, String> open = connection;
         commands = null;
         connection = null;
-        pubSub = null;
-        subscribed.clear();
-        closeQuietly(openPubSub);
+        closeQuietly(channels.detach());
         closeQuietly(open);
     }
 
@@ -178,7 +159,7 @@ public final class LimiterConnection implements AutoCloseable {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        dispatch.submit(() -> runScript(async, script, type, keys, arguments, result, true));
+        dispatch.submit(() -> scripts.send(async, script, type, keys, arguments, result));
         return result;
     }
 
@@ -198,31 +179,8 @@ public final class LimiterConnection implements AutoCloseable {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        runScript(async, script, type, keys, arguments, result, true);
+        scripts.send(async, script, type, keys, arguments, result);
         return result;
-    }
-
-    private <T> void runScript(RedisClusterAsyncCommands<String, String> async, LimiterScript script,
-            ScriptOutputType type, String[] keys, String[] arguments, CompletableFuture<T> result, boolean bySha) {
-        try {
-            RedisFuture<T> call = bySha ? async.evalsha(script.sha1(), type, keys, arguments)
-                    : async.eval(script.body(), type, keys, arguments);
-            call.whenComplete((value, failure) -> {
-                if (failure == null) {
-                    result.complete(value);
-                }
-                else if (bySha && unwrap(failure) instanceof RedisNoScriptException) {
-                    // After a restart, a failover or SCRIPT FLUSH: send the body once, which caches it again.
-                    dispatch.submit(() -> runScript(async, script, type, keys, arguments, result, false));
-                }
-                else {
-                    result.completeExceptionally(unwrap(failure));
-                }
-            });
-        }
-        catch (RuntimeException ex) {
-            result.completeExceptionally(ex);
-        }
     }
 
     /**
@@ -231,21 +189,16 @@ public final class LimiterConnection implements AutoCloseable {
      * Lettuce after a reconnect. Messages published while it is not open are missed: callers poll as a backstop.
      */
     public Flux<String> messages(String channel) {
-        return Flux.create(sink -> {
-            Set<FluxSink<String>> sinks = listeners.computeIfAbsent(channel, c -> ConcurrentHashMap.newKeySet());
-            sinks.add(sink);
-            sink.onDispose(() -> sinks.remove(sink));
-            submit(this::connectPubSub);
-        });
+        return channels.messages(channel);
     }
 
     @Override
     public void close() {
         closed = true;
         dispatch.stop();
-        connector.shutdownNow();
+        connector.stop();
         closeConnections();
-        listeners.values().forEach(sinks -> sinks.forEach(FluxSink::complete));
+        channels.completeAll();
     }
 
     private void connect() {
@@ -269,7 +222,7 @@ public final class LimiterConnection implements AutoCloseable {
             }
             lastFailure = null;
             whenConnected.forEach(LimiterConnection::runQuietly);
-            connectPubSub();
+            channels.connect();
         }
         catch (RuntimeException ex) {
             attempts++;
@@ -278,7 +231,7 @@ public final class LimiterConnection implements AutoCloseable {
                 logger.info("Cannot open the rate limiter's connection to Redis ({}) yet; retrying in the "
                         + "background: {}", description, ex.toString());
             }
-            retry(this::connect, attempts);
+            connector.retry(this::connect, attempts);
         }
     }
 
@@ -291,74 +244,6 @@ public final class LimiterConnection implements AutoCloseable {
             return cluster.connect(StringCodec.UTF8);
         }
         return ((RedisClient) redisClient).connect(StringCodec.UTF8);
-    }
-
-    private void connectPubSub() {
-        if (closed || suspended || connection == null || listeners.isEmpty()) {
-            return;
-        }
-        try {
-            if (pubSub == null) {
-                AbstractRedisClient redisClient = client.get();
-                StatefulRedisPubSubConnection<String, String> opened = redisClient instanceof RedisClusterClient cluster
-                        ? cluster.connectPubSub(StringCodec.UTF8)
-                        : ((RedisClient) redisClient).connectPubSub(StringCodec.UTF8);
-                opened.addListener(new RedisPubSubAdapter<>() {
-                    @Override
-                    public void message(String channel, String message) {
-                        Set<FluxSink<String>> sinks = listeners.get(channel);
-                        if (sinks != null) {
-                            sinks.forEach(sink -> sink.next(message));
-                        }
-                    }
-                });
-                pubSub = opened;
-            }
-            List<String> missing = new ArrayList<>();
-            for (String channel : listeners.keySet()) {
-                if (subscribed.add(channel)) {
-                    missing.add(channel);
-                }
-            }
-            if (!missing.isEmpty()) {
-                pubSub.async().subscribe(missing.toArray(String[]::new)).whenComplete((done, failure) -> {
-                    if (failure != null) {
-                        missing.forEach(subscribed::remove);
-                        submit(() -> retry(this::connectPubSub, ++pubSubAttempts));
-                    }
-                });
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Cannot subscribe to rule changes in Redis ({}) yet: {}", description, ex.toString());
-            retry(this::connectPubSub, ++pubSubAttempts);
-        }
-    }
-
-    private void retry(Runnable task, int attempt) {
-        if (closed || suspended) {
-            return;
-        }
-        long delay = Math.min(maxRetryDelay.toMillis(), FIRST_RETRY_MILLIS << Math.min(attempt, 20));
-        try {
-            connector.schedule(task, delay, TimeUnit.MILLISECONDS);
-        }
-        catch (RuntimeException shutDown) {
-            // closed meanwhile
-        }
-    }
-
-    private void submit(Runnable task) {
-        try {
-            connector.execute(task);
-        }
-        catch (RuntimeException shutDown) {
-            // closed
-        }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private static void runQuietly(Runnable action) {

@@ -29,17 +29,37 @@ public final class RedisSettleClient implements SettleClient {
      */
     static final int MAX_BUCKETS_PER_CALL = 32;
 
+    /**
+     * Settle intervals an instance may stay silent before the others count it dead and its shares go back to the
+     * pool. A few missed settles (a pause, a slow Redis) must not cost an instance its shares; a dead instance's
+     * share must not stay locked away for long either.
+     */
+    public static final int SILENT_INTERVALS_BEFORE_STALE = 10;
+
     private final LimiterConnection redis;
     private final RedisKeys keys;
     private final String instanceId = UUID.randomUUID().toString();
     private final Duration staleAfter;
     private final boolean splitBySlot;
 
+    /**
+     * @param staleAfter how long another instance may stay silent before its shares return to the pool
+     * @param splitBySlot whether Redis is a cluster (calls are grouped by slot)
+     */
     public RedisSettleClient(LimiterConnection redis, RedisKeys keys, Duration staleAfter, boolean splitBySlot) {
         this.redis = redis;
         this.keys = keys;
         this.staleAfter = staleAfter;
         this.splitBySlot = splitBySlot;
+    }
+
+    /**
+     * A client for instances that settle every {@code interval}: another instance is stale after
+     * {@link #SILENT_INTERVALS_BEFORE_STALE} of them.
+     */
+    public static RedisSettleClient settlingEvery(Duration interval, LimiterConnection redis, RedisKeys keys,
+            boolean splitBySlot) {
+        return new RedisSettleClient(redis, keys, interval.multipliedBy(SILENT_INTERVALS_BEFORE_STALE), splitBySlot);
     }
 
     @Override

@@ -11,6 +11,8 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.TokenBucketLimit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one decision through Redis at start-up, on the main thread. It answers whether Redis is there (for the
@@ -19,11 +21,33 @@ import dev.ratelimiter.core.TokenBucketLimit;
  */
 public final class RedisWarmup {
 
+    private static final Logger logger = LoggerFactory.getLogger(RedisWarmup.class);
+
     private static final BucketKey WARMUP = new BucketKey("warmup", "startup");
     private static final Rule RULE = new Rule("startup", "startup", Match.ANY, List.of(Dimension.ROUTE),
             TokenBucketLimit.of("warmup.", 1, 1, Duration.ofMillis(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
 
     private RedisWarmup() {
+    }
+
+    /**
+     * {@link #succeeds}, and when Redis did not answer, one warning saying how the limiter decides until it does.
+     *
+     * @param memoryUntilAnswers whether limits are kept in memory until Redis first answers ({@code store.type: auto})
+     * rather than decided by each rule's failure mode
+     */
+    public static boolean atStartup(RedisRateLimitStore store, LimiterConnection connection, Duration timeout,
+            boolean memoryUntilAnswers) {
+        boolean answered = succeeds(store, connection, timeout);
+        if (!answered && memoryUntilAnswers) {
+            logger.warn("Redis is not reachable ({}); rate limits and runtime rules are kept in this instance's "
+                    + "memory until it answers (it is tried again in the background).", connection.description());
+        }
+        else if (!answered) {
+            logger.warn("Redis is not reachable ({}) at start-up; deciding by each rule's failure mode until it "
+                    + "answers.", connection.description());
+        }
+        return answered;
     }
 
     /** Whether the connection opened and one decision went through Redis within {@code timeout}. */

@@ -20,6 +20,7 @@ import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServerExtension;
@@ -56,6 +57,7 @@ class RateLimitRedisAutoConfigurationTest {
     void withRedisAnsweringBucketsLiveInRedisBehindATimeout() {
         runner.withPropertyValues("spring.data.redis.url=" + redis.url()).run(context -> {
             assertThat(context.getBean(RateLimitStore.class).find(FailSafeStore.class)).isPresent();
+            assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean(StoreStack.class).store());
             assertThat(context.getBean(RedisKeys.class).pattern()).isEqualTo("rl:*");
         });
     }
@@ -113,7 +115,11 @@ class RateLimitRedisAutoConfigurationTest {
     void aUserStoreMakesOursBackOff() {
         runner.withPropertyValues("spring.data.redis.url=" + redis.url())
                 .withUserConfiguration(UserStore.class)
-                .run(context -> assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean("myStore")));
+                .run(context -> {
+                    assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean("myStore"));
+                    assertThat(context).as("no stack of ours beside the application's store")
+                            .doesNotHaveBean(StoreStack.class);
+                });
     }
 
     @Test

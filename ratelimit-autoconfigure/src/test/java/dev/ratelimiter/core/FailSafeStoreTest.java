@@ -26,7 +26,8 @@ class FailSafeStoreTest {
         return new FailSafeStore(checks -> {
             calls.incrementAndGet();
             return inner.evaluate(checks);
-        }, local, Duration.ofMillis(20), breaker, () -> instances, StoreMetrics.NONE);
+        }, new WithoutStore(local, () -> instances, StoreMetrics.NONE, WithoutStore.untilBreakerRetries(breaker)),
+                Duration.ofMillis(20), breaker, StoreMetrics.NONE, System::nanoTime);
     }
 
     @Test

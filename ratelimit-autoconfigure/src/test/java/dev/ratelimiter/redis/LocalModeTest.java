@@ -16,16 +16,14 @@ import dev.ratelimiter.core.DenialCache;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.LeaseStore;
-import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.SettleLoop;
-import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.StoreMode;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
-import dev.ratelimiter.core.WithoutStore;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,11 +59,15 @@ class LocalModeTest {
         for (int i = 0; i < 3; i++) {
             TestConnection connection = TestConnection.open(redis.host(), redis.port());
             connections.add(connection);
-            WithoutStore withoutStore = new WithoutStore(new LocalBucketStore(10_000), () -> 3, StoreMetrics.NONE,
-                    () -> Duration.ofSeconds(1));
-            LeaseStore leases = new LeaseStore(new RedisSettleClient(connection.connection(), new RedisKeys("rl"),
-                    SETTLE.multipliedBy(10), false), withoutStore, () -> 3, SETTLE, 100_000, System::nanoTime);
-            SettleLoop loop = new SettleLoop(leases, SETTLE);
+            RedisKeys keys = new RedisKeys("rl");
+            StoreStack stack = StoreStack.builder()
+                    .sharedStore(new RedisRateLimitStore(connection.connection(), keys, false))
+                    .settleClient(RedisSettleClient.settlingEvery(SETTLE, connection.connection(), keys, false))
+                    .liveInstances(() -> 3)
+                    .settleInterval(SETTLE)
+                    .build();
+            LeaseStore leases = stack.leases();
+            SettleLoop loop = stack.settleLoop();
             loop.start();
             instances.add(leases);
             loops.add(loop);

@@ -11,15 +11,13 @@ import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.LeaseStore;
-import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.SettleLoop;
-import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.StoreMode;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
-import dev.ratelimiter.core.WithoutStore;
 import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRateLimitStore;
@@ -73,11 +71,15 @@ public class DecisionBenchmark {
         }
         RedisKeys keys = new RedisKeys("rl");
         exact = new RedisRateLimitStore(connection, keys, false);
-        Duration interval = Duration.ofMillis(100);
-        local = new LeaseStore(new RedisSettleClient(connection, keys, interval.multipliedBy(10), false),
-                new WithoutStore(new LocalBucketStore(10_000), () -> 1, StoreMetrics.NONE, () -> Duration.ofSeconds(1)),
-                () -> 1, interval, 100_000, System::nanoTime);
-        settle = new SettleLoop(local, interval);
+        // The stack a gateway runs with (default settle interval, one instance); exact mode is measured on the bare
+        // Redis store under it, local mode on the stack's leases.
+        StoreStack stack = StoreStack.builder()
+                .sharedStore(exact)
+                .settleClient(RedisSettleClient.settlingEvery(StoreStack.DEFAULT_SETTLE_INTERVAL, connection, keys,
+                        false))
+                .build();
+        local = stack.leases();
+        settle = stack.settleLoop();
         settle.start();
         // Limits far above what a benchmark iteration spends: the path measured is the allowed one.
         TokenBucketLimit roomy = TokenBucketLimit.of("b.", 1_000_000_000L, 1_000_000_000L, Duration.ofSeconds(1));

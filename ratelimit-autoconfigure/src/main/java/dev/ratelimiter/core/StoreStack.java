@@ -1,0 +1,220 @@
+package dev.ratelimiter.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * The store a gateway decides with when its buckets are shared by every instance, assembled in one place, and the
+ * parts of it that health, metrics and the settle loop look at. From the outside in:
+ * <ol>
+ * <li>{@link MemoryUntilShared} (only when switched on): this instance's memory until the shared store first
+ * answers;</li>
+ * <li>{@link ModeRoutingStore}: local-mode checks to the {@link LeaseStore} (settled through the {@link SettleClient}),
+ * exact checks on to</li>
+ * <li>{@link DenialCache} (on by default): a denied bucket is refused here until its retry time;</li>
+ * <li>{@link FailSafeStore}: the shared store under a timeout and a breaker, each rule's failure mode when it
+ * fails.</li>
+ * </ol>
+ * Built by {@link #builder()}, which refuses a stack missing a required part with a sentence saying which.
+ */
+public final class StoreStack {
+
+    /** The longest an exact decision waits for the shared store. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(5);
+
+    /** How often local-mode shares are settled with the shared store. */
+    public static final Duration DEFAULT_SETTLE_INTERVAL = Duration.ofMillis(100);
+
+    /** Buckets each in-memory part (denial cache, shares, fallback buckets) holds at most. */
+    public static final long DEFAULT_LOCAL_MAX_KEYS = 100_000;
+
+    /** The breaker's name when none is given. */
+    public static final String DEFAULT_BREAKER_NAME = "ratelimit-store";
+
+    private final RateLimitStore store;
+    private final FailSafeStore failSafe;
+    private final DenialCache denialCache;
+    private final LeaseStore leases;
+    private final MemoryUntilShared memoryUntilShared;
+    private final Duration settleInterval;
+
+    private StoreStack(Builder builder) {
+        long maxKeys = builder.localMaxKeys;
+        LongSupplier clock = builder.nanoClock;
+        StoreBreaker breaker = builder.breaker != null ? builder.breaker
+                : new StoreBreaker(DEFAULT_BREAKER_NAME, StoreBreaker.Settings.DEFAULTS, clock);
+        WithoutStore exactFallback = new WithoutStore(new LocalBucketStore(maxKeys, clock), builder.instances,
+                builder.metrics, WithoutStore.untilBreakerRetries(breaker));
+        this.failSafe = new FailSafeStore(builder.sharedStore, exactFallback, builder.timeout, breaker,
+                builder.metrics, clock);
+        this.denialCache = builder.denialCache ? new DenialCache(failSafe, maxKeys, clock) : null;
+        // Local mode knows no breaker: a closed rule's refusal asks for the shortest wait.
+        WithoutStore localFallback = new WithoutStore(new LocalBucketStore(maxKeys, clock), builder.instances,
+                builder.metrics, () -> WithoutStore.SHORTEST_RETRY_AFTER);
+        this.leases = new LeaseStore(builder.settleClient, localFallback, builder.instances, builder.settleInterval,
+                maxKeys, clock);
+        RateLimitStore shared = new ModeRoutingStore(denialCache != null ? denialCache : failSafe, leases);
+        this.memoryUntilShared = builder.sharedAnswers == null ? null : new MemoryUntilShared(
+                new LocalBucketStore(maxKeys, clock), shared, builder.sharedAnswers, builder.sharedName);
+        this.store = memoryUntilShared != null ? memoryUntilShared : shared;
+        this.settleInterval = builder.settleInterval;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The assembled store: the one to decide with. */
+    public RateLimitStore store() {
+        return store;
+    }
+
+    /** The shared store behind its timeout and breaker (its breaker state and fallback count, for health). */
+    public FailSafeStore failSafe() {
+        return failSafe;
+    }
+
+    /** The denial cache in front of exact decisions, unless switched off. */
+    public Optional<DenialCache> denialCache() {
+        return Optional.ofNullable(denialCache);
+    }
+
+    /** This instance's local-mode shares, to settle every {@link #settleInterval()}. */
+    public LeaseStore leases() {
+        return leases;
+    }
+
+    /** The memory-until-shared switch, when it was asked for; tell it {@link MemoryUntilShared#onShared()}. */
+    public Optional<MemoryUntilShared> memoryUntilShared() {
+        return Optional.ofNullable(memoryUntilShared);
+    }
+
+    public Duration settleInterval() {
+        return settleInterval;
+    }
+
+    /** A loop settling {@link #leases()} every {@link #settleInterval()}; not started. */
+    public SettleLoop settleLoop() {
+        return new SettleLoop(leases, settleInterval);
+    }
+
+    /** Collects the parts; {@link #build()} checks them. Not thread-safe: build on one thread. */
+    public static final class Builder {
+
+        private RateLimitStore sharedStore;
+        private SettleClient settleClient;
+        private StoreBreaker breaker;
+        private LiveInstances instances = LiveInstances.SINGLE;
+        private StoreMetrics metrics = StoreMetrics.NONE;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private Duration settleInterval = DEFAULT_SETTLE_INTERVAL;
+        private long localMaxKeys = DEFAULT_LOCAL_MAX_KEYS;
+        private boolean denialCache = true;
+        private BooleanSupplier sharedAnswers;
+        private String sharedName;
+        private LongSupplier nanoClock = System::nanoTime;
+
+        private Builder() {
+        }
+
+        /** Required: the store shared by every instance, asked for exact decisions. */
+        public Builder sharedStore(RateLimitStore sharedStore) {
+            this.sharedStore = sharedStore;
+            return this;
+        }
+
+        /** Required: the shared store's side of local mode. */
+        public Builder settleClient(SettleClient settleClient) {
+            this.settleClient = settleClient;
+            return this;
+        }
+
+        /** The breaker in front of the shared store; default: {@link #DEFAULT_BREAKER_NAME}, default settings. */
+        public Builder breaker(StoreBreaker breaker) {
+            this.breaker = breaker;
+            return this;
+        }
+
+        /** How many instances share the limits; default {@link LiveInstances#SINGLE}. */
+        public Builder liveInstances(LiveInstances instances) {
+            this.instances = instances;
+            return this;
+        }
+
+        /** Told of every store call and fallback decision; default {@link StoreMetrics#NONE}. */
+        public Builder metrics(StoreMetrics metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
+        /** The longest an exact decision waits for the shared store; default {@link #DEFAULT_TIMEOUT}. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** How often local-mode shares are settled; default {@link #DEFAULT_SETTLE_INTERVAL}. */
+        public Builder settleInterval(Duration settleInterval) {
+            this.settleInterval = settleInterval;
+            return this;
+        }
+
+        /** Buckets each in-memory part holds at most; default {@link #DEFAULT_LOCAL_MAX_KEYS}. */
+        public Builder localMaxKeys(long localMaxKeys) {
+            this.localMaxKeys = localMaxKeys;
+            return this;
+        }
+
+        /** Whether denials are remembered in front of exact decisions; default true. */
+        public Builder denialCache(boolean denialCache) {
+            this.denialCache = denialCache;
+            return this;
+        }
+
+        /**
+         * Decide from this instance's memory until {@code sharedAnswers} first says the shared store answers (see
+         * {@link MemoryUntilShared}); off unless called.
+         *
+         * @param sharedName what the log line calls the shared store when decisions move to it
+         */
+        public Builder memoryUntilShared(BooleanSupplier sharedAnswers, String sharedName) {
+            this.sharedAnswers = sharedAnswers;
+            this.sharedName = sharedName;
+            return this;
+        }
+
+        /** {@link System#nanoTime} but in tests. */
+        public Builder nanoClock(LongSupplier nanoClock) {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        /** The assembled stack. */
+        public StoreStack build() {
+            require(sharedStore != null, "the shared store (exact decisions are asked there): call sharedStore(...)");
+            require(settleClient != null, "a settle client (local-mode shares are settled through it): call "
+                    + "settleClient(...)");
+            require(instances != null, "the live instances (each limit is shared among them): call liveInstances(...)");
+            require(metrics != null, "store metrics: give StoreMetrics.NONE for none");
+            require(nanoClock != null, "a clock: give System::nanoTime");
+            require(positive(timeout), "a positive store timeout, but it was " + timeout);
+            require(positive(settleInterval), "a positive settle interval, but it was " + settleInterval);
+            require(localMaxKeys >= 1, "room for at least one local bucket, but localMaxKeys was " + localMaxKeys);
+            require(sharedAnswers == null || sharedName != null && !sharedName.isBlank(),
+                    "a name for the shared store, for the log line when decisions move to it");
+            return new StoreStack(this);
+        }
+
+        private static boolean positive(Duration duration) {
+            return duration != null && !duration.isNegative() && !duration.isZero();
+        }
+
+        private static void require(boolean present, String what) {
+            if (!present) {
+                throw new IllegalStateException("The rate-limit store stack needs " + what);
+            }
+        }
+    }
+}
