@@ -6,13 +6,11 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.UnaryOperator;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 /**
  * Turns a raw client identity (an API key as sent, or a rule's key values) into a fixed-length, charset-safe id: the
@@ -24,7 +22,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  * key ({@code acme-key}, an IP address) is reversed by hashing candidates, an HMAC only by someone who also holds the
  * secret. 128 bits make an accidental collision between two real keys negligible.
  *
- * <p>An instance is immutable apart from its cache, so gateways with different secrets can share a JVM.
+ * <p>An instance is immutable apart from its memo of recent identities, so gateways with different secrets can share a JVM.
  */
 public final class ClientIds {
 
@@ -37,13 +35,24 @@ public final class ClientIds {
     private final String scheme;
     private final ThreadLocal<UnaryOperator<byte[]>> hash;
 
+    /** Slots of {@link #recent}: a power of two. */
+    static final int MEMO_SLOTS = 1 << 13;
+
+    /** Identities longer than this are hashed every time: a memo of kilobyte headers would be mostly junk keys. */
+    static final int LONGEST_MEMOIZED = 512;
+
     /**
      * Recent identities and their ids: a request asks for its client's id several times (its rules, each rule's
-     * bucket, the decision event), and a hash costs more than a look-up. Bounded by size in characters (a header may
-     * be kilobytes long), so rotating junk keys only churn it.
+     * bucket, the decision event), and a hash costs more than a look-up. Direct-mapped (one identity per slot, the
+     * newest wins) rather than a cache with an eviction policy: a bounded cache's writers wait on its eviction lock
+     * when its maintenance falls behind, and a flood of rotating junk keys is exactly such a write storm, on the event
+     * loops. Here a write is one plain store; a collision only costs a hash. At most {@link #MEMO_SLOTS} ×
+     * ({@link #LONGEST_MEMOIZED} + the id) characters.
      */
-    private final Cache<String, String> recent = Caffeine.newBuilder().maximumWeight(8L << 20)
-            .<String, String>weigher((identity, id) -> identity.length() + 64).build();
+    private final AtomicReferenceArray<Memo> recent = new AtomicReferenceArray<>(MEMO_SLOTS);
+
+    private record Memo(String identity, String id) {
+    }
 
     private ClientIds(String scheme, ThreadLocal<UnaryOperator<byte[]>> hash) {
         this.scheme = scheme;
@@ -95,11 +104,16 @@ public final class ClientIds {
 
     /** The id of a raw identity: {@code [A-Za-z0-9_-]{22}}. */
     public String of(String rawIdentity) {
-        String id = recent.getIfPresent(rawIdentity);
-        if (id == null) {
-            byte[] digest = hash.get().apply(rawIdentity.getBytes(StandardCharsets.UTF_8));
-            id = Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
-            recent.put(rawIdentity, id);
+        int hash = rawIdentity.hashCode();
+        int slot = (hash ^ (hash >>> 16)) & (MEMO_SLOTS - 1);
+        Memo memo = recent.getAcquire(slot);
+        if (memo != null && memo.identity().equals(rawIdentity)) {
+            return memo.id();
+        }
+        byte[] digest = this.hash.get().apply(rawIdentity.getBytes(StandardCharsets.UTF_8));
+        String id = Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+        if (rawIdentity.length() <= LONGEST_MEMOIZED) {
+            recent.setRelease(slot, new Memo(rawIdentity, id));
         }
         return id;
     }

@@ -1,5 +1,20 @@
 package dev.ratelimiter.core;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -101,5 +116,69 @@ class ClientIdsTest {
                         .isEqualTo("ratelimit.client-id.secret"));
         // Bytes, not characters: eight two-byte characters are enough.
         assertThat(ClientIds.keyed("s", "ключключ").of("demo")).hasSize(22);
+    }
+
+    @Test
+    void identitiesSharingAMemoSlotEachKeepTheirOwnId() {
+        // "Aa" and "BB" (and every concatenation of them) have one String.hashCode, so they share a slot.
+        List<String> colliding = List.of("AaAa", "AaBB", "BBAa", "BBBB");
+        assertThat(colliding.stream().map(String::hashCode).distinct()).hasSize(1);
+        for (int round = 0; round < 3; round++) {
+            for (String identity : colliding) {
+                assertThat(unkeyed.of(identity)).isEqualTo(sha256Prefix(identity));
+            }
+        }
+    }
+
+    @Test
+    void identitiesTooLongToRememberAreHashedEveryTimeToTheSameId() {
+        String longKey = "k".repeat(ClientIds.LONGEST_MEMOIZED + 1);
+        assertThat(unkeyed.of(longKey)).isEqualTo(unkeyed.of(longKey)).isEqualTo(sha256Prefix(longKey));
+    }
+
+    /**
+     * Threads asking at once for more identities than the memo has slots, so that slots are overwritten while others
+     * read them: every answer must still be that identity's own id.
+     */
+    @Test
+    void concurrentChurnNeverAnswersWithAnotherIdentitysId() throws Exception {
+        int identities = ClientIds.MEMO_SLOTS * 3;
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < identities; i++) {
+            expected.put("key-" + i, sha256Prefix("key-" + i));
+        }
+        List<String> keys = List.copyOf(expected.keySet());
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Long>> wrong = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                long seed = t;
+                wrong.add(threads.submit(() -> {
+                    Random random = new Random(seed);
+                    long mismatches = 0;
+                    for (int i = 0; i < 50_000; i++) {
+                        String key = keys.get(random.nextInt(keys.size()));
+                        mismatches += unkeyed.of(key).equals(expected.get(key)) ? 0 : 1;
+                    }
+                    return mismatches;
+                }));
+            }
+            for (Future<Long> mismatches : wrong) {
+                assertThat(mismatches.get(60, TimeUnit.SECONDS)).isZero();
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String sha256Prefix(String identity) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 }
