@@ -66,7 +66,9 @@ class RateLimitRedisAutoConfigurationTest {
     void autoModeLimitsInMemoryUntilRedisAnswersThenMovesToRedisForGood(CapturedOutput output) {
         try (RedisServer late = RedisServers.start()) {
             late.kill();
-            runner.withPropertyValues("spring.data.redis.url=" + late.url(),
+            // A timeout far above the default 5 ms: the first script call on a fresh connection (the script loaded
+            // again) may take longer on a busy machine, and this test is about where buckets live, not the timeout.
+            runner.withPropertyValues("spring.data.redis.url=" + late.url(), "ratelimit.store.timeout=2s",
                     "ratelimit.store.startup-probe-timeout=300ms", "ratelimit.store.reconnect-max-delay=100ms")
                     .run(context -> {
                         assertThat(context).hasNotFailed();

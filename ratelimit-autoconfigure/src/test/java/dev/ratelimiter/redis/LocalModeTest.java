@@ -110,7 +110,9 @@ class LocalModeTest {
         System.out.printf("%d decisions in %.1f s (%.0f/s) across 3 instances: %d store calls, %.1f/s "
                 + "(settle rate x instances x calls per settle = %d/s)%n", total(), seconds, total() / seconds, calls,
                 perSecond, 30 * callsPerSettle);
-        assertThat(total() / seconds).isGreaterThan(15_000);
+        // Not a throughput bound (the machine decides that): the traffic must outnumber the store calls by far, which
+        // a store call per decision, or per few, would not.
+        assertThat(total()).as("decisions per store call").isGreaterThanOrEqualTo(10 * Math.max(1, calls));
         assertThat(perSecond).as("store calls per second, whatever the traffic")
                 .isLessThanOrEqualTo(33 * callsPerSettle);
         assertThat(decisions).isPositive();
