@@ -193,11 +193,12 @@ class StoreOutageIntegrationTest {
         // 5 ms timeout plus scheduling on a shared 2-core machine; a limiter without a timeout would hang here.
         assertThat(Load.maxMillis(paused)).as("no request waits on a paused Redis").isLessThan(500);
         // ~120 samples a phase on a shared machine: the p99 is the second-slowest request and swings by tens of ms
-        // from run to run, so it gets a wide margin; the median must stay close.
+        // from run to run (+66 ms once, with a second test JVM on the two cores), so it gets a wide margin, still far
+        // below what waiting on the store would add; the median must stay close.
         assertThat(Load.p50Millis(paused)).isLessThan(Load.p50Millis(healthy) + 10);
         assertThat(Load.p50Millis(dead)).isLessThan(Load.p50Millis(healthy) + 10);
-        assertThat(Load.p99Millis(paused)).isLessThan(Load.p99Millis(healthy) + 50);
-        assertThat(Load.p99Millis(dead)).isLessThan(Load.p99Millis(healthy) + 50);
+        assertThat(Load.p99Millis(paused)).isLessThan(Load.p99Millis(healthy) + 100);
+        assertThat(Load.p99Millis(dead)).isLessThan(Load.p99Millis(healthy) + 100);
     }
 
     @Test
