@@ -36,9 +36,9 @@ final class LimiterConnectionLifecycle implements SmartLifecycle {
         connection.start();
         running = true;
         if (stopped) {
-            // Started again: give the connection a moment to open, so that the rule store read once every lifecycle
-            // bean has started (RuleSyncRestart) finds it open instead of reporting the store unreachable. The first
-            // start needs no wait: the start-up probe has already opened the connection, or said why not.
+            // Started again: give the connection a moment to open, so that the rule sync starting next (a higher
+            // phase) reads the store instead of reporting it unreachable. The first start needs no wait: the
+            // start-up probe has already opened the connection, or said why not.
             long deadline = System.nanoTime() + STOP_WAIT.toNanos();
             while (!connection.connected() && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));

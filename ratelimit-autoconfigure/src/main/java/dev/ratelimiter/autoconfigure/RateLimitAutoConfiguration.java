@@ -74,11 +74,7 @@ public final class RateLimitAutoConfiguration {
         return new InMemoryRuleStore();
     }
 
-    /**
-     * Started as it is created, so the stored rules are in force before the web server starts. Its rule store comes
-     * after Redis's start-up probe, so the first read does not meet a connection still opening.
-     */
-    @Bean(initMethod = "start", destroyMethod = "stop")
+    @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "ratelimit.rule-store.enabled", matchIfMissing = true)
     RuleSync rateLimitRuleSync(RuleStore store, RuleSetFactory factory, RuleSetHolder rules,
@@ -86,10 +82,11 @@ public final class RateLimitAutoConfiguration {
         return new RuleSync(store, factory, rules, properties.getRuleStore().getPollInterval());
     }
 
+    /** Started with the context, lazy beans or not (see {@link RuleSyncLifecycle}). */
     @Bean
     @ConditionalOnBean(RuleSync.class)
-    RuleSyncRestart rateLimitRuleSyncRestart(RuleSync sync) {
-        return new RuleSyncRestart(sync);
+    RuleSyncLifecycle rateLimitRuleSyncLifecycle(RuleSync sync) {
+        return new RuleSyncLifecycle(sync);
     }
 
     @Bean

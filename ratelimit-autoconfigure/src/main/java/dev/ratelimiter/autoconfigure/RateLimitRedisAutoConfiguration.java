@@ -3,10 +3,14 @@ package dev.ratelimiter.autoconfigure;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuleStoreUntilShared;
+import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.redis.InstanceHeartbeats;
 import dev.ratelimiter.redis.LimiterConnection;
+import dev.ratelimiter.redis.PermitRenewal;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRuleStore;
 import io.lettuce.core.RedisClient;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -46,5 +50,16 @@ public final class RateLimitRedisAutoConfiguration {
         RuleStoreUntilShared store = new RuleStoreUntilShared(new InMemoryRuleStore(), shared, connection::connected);
         connection.whenConnected(store::sharedAnswered);
         return store;
+    }
+
+    /**
+     * The background loops start as their beans are made, and nothing on the request path asks for them: with
+     * {@code spring.main.lazy-initialization=true} they would never run (local-mode shares never settled, permits
+     * never renewed, this instance never counted).
+     */
+    @Bean
+    static LazyInitializationExcludeFilter rateLimitBackgroundLoopsAreEager() {
+        return LazyInitializationExcludeFilter.forBeanTypes(SettleLoop.class, PermitRenewal.class,
+                InstanceHeartbeats.class);
     }
 }

@@ -34,6 +34,7 @@ public final class RuleSync {
     private final RuleSetHolder holder;
     private final Duration pollInterval;
     private volatile Disposable.Composite subscriptions = Disposables.composite();
+    private final Object lifecycle = new Object();
     private volatile RuntimeRules runtime = RuntimeRules.EMPTY;
     /** What the store held at the last apply: the same content again, still invalid, is not validated again. */
     private RuntimeRules lastStored;
@@ -72,9 +73,18 @@ public final class RuleSync {
         }
     }
 
+    /** Reads the store once (waiting at most its timeout), then follows it; a second start replaces the first. */
     public void start() {
+        // Not on this object's monitor: the first read applies what it found under that monitor, on another thread.
+        synchronized (lifecycle) {
+            startFollowing();
+        }
+    }
+
+    private void startFollowing() {
         // A fresh composite: the one a stop disposed would dispose at once whatever is added to it, and a restarted
-        // context would follow the store no more.
+        // context would follow the store no more. One started twice must not leave the first subscriptions running.
+        subscriptions.dispose();
         subscriptions = Disposables.composite();
         refreshAndWait();
         // Every announcement and every poll reads the rules and compares them with those in force, by content: a
@@ -230,6 +240,8 @@ public final class RuleSync {
     }
 
     public void stop() {
-        subscriptions.dispose();
+        synchronized (lifecycle) {
+            subscriptions.dispose();
+        }
     }
 }

@@ -27,4 +27,9 @@ public final class SettleLoop {
             loop.stop();
         }
     }
+
+    /** Whether leases are being settled: false when stopped, or when there are none to settle. */
+    public boolean isRunning() {
+        return loop != null && loop.isRunning();
+    }
 }

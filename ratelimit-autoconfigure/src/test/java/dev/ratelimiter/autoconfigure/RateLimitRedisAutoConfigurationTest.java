@@ -21,6 +21,8 @@ import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.StoreStack;
+import dev.ratelimiter.core.SettleLoop;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServerExtension;
@@ -28,6 +30,7 @@ import dev.ratelimiter.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
@@ -60,6 +63,22 @@ class RateLimitRedisAutoConfigurationTest {
             assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean(StoreStack.class).store());
             assertThat(context.getBean(RedisKeys.class).pattern()).isEqualTo("rl:*");
         });
+    }
+
+    @Test
+    void withLazyBeansTheBackgroundLoopsAndTheRuleSyncStillStart() {
+        // What spring.main.lazy-initialization=true installs. Nothing on the request path asks for these beans.
+        runner.withPropertyValues("spring.data.redis.url=" + redis.url())
+                .withInitializer(context -> context.addBeanFactoryPostProcessor(
+                        new LazyInitializationBeanFactoryPostProcessor()))
+                .run(context -> {
+                    for (String bean : List.of("rateLimitSettleLoop", "rateLimitPermitRenewal",
+                            "rateLimitInstanceHeartbeats", "rateLimitRuleSyncLifecycle")) {
+                        assertThat(context.getBeanFactory().containsSingleton(bean)).as(bean + " made").isTrue();
+                    }
+                    assertThat(context.getBean(SettleLoop.class).isRunning()).as("settle loop running").isTrue();
+                    assertThat(context.getBean(RuleSync.class).status().lastSync()).as("rules read").isNotNull();
+                });
     }
 
     @Test
