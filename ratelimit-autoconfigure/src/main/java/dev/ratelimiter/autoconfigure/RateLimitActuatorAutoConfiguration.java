@@ -43,7 +43,7 @@ public final class RateLimitActuatorAutoConfiguration {
             ObjectProvider<LiveInstances> instances, ObjectProvider<RecentDecisions> recent,
             ObjectProvider<OperatorAccounts> accounts) {
         return new RateLimitRulesEndpoint(admin, new RuleView(sync, factory.definitions().keyring()),
-                new RateLimitView(store.getIfAvailable(), stack.getIfAvailable(), instances.getIfAvailable(),
+                new RateLimitView(store.getIfAvailable(), StoreParts.failSafe(stack, store), instances.getIfAvailable(),
                         recent.getIfAvailable()), roles(accounts));
     }
 
@@ -71,8 +71,8 @@ public final class RateLimitActuatorAutoConfiguration {
     @ConditionalOnBean(RuleSync.class)
     @ConditionalOnEnabledHealthIndicator("ratelimit")
     RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, ObjectProvider<StoreStack> stack,
-            LiveInstances instances) {
-        return new RateLimitHealthIndicator(sync, stack.getIfAvailable(), instances);
+            ObjectProvider<RateLimitStore> store, LiveInstances instances) {
+        return new RateLimitHealthIndicator(sync, StoreParts.failSafe(stack, store), instances);
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -88,8 +88,8 @@ public final class RateLimitActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnBean(RateLimitStore.class)
-        MeterBinder rateLimitBreakerMetrics(ObjectProvider<StoreStack> stack) {
-            return new StoreBreakerGauge(stack);
+        MeterBinder rateLimitBreakerMetrics(ObjectProvider<StoreStack> stack, ObjectProvider<RateLimitStore> store) {
+            return new StoreBreakerGauge(() -> StoreParts.failSafe(stack, store));
         }
 
         @Bean

@@ -4,7 +4,6 @@ import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreBreaker;
-import dev.ratelimiter.core.StoreStack;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -19,10 +18,10 @@ final class RateLimitHealthIndicator implements HealthIndicator {
     private final FailSafeStore failSafe;
     private final LiveInstances instances;
 
-    /** @param stack the shared store's stack, or null when buckets live in this instance's memory */
-    RateLimitHealthIndicator(RuleSync sync, StoreStack stack, LiveInstances instances) {
+    /** @param failSafe the breaker-guarded shared store, or null when buckets live in this instance's memory */
+    RateLimitHealthIndicator(RuleSync sync, FailSafeStore failSafe, LiveInstances instances) {
         this.sync = sync;
-        this.failSafe = stack != null ? stack.failSafe() : null;
+        this.failSafe = failSafe;
         this.instances = instances;
     }
 

@@ -11,7 +11,6 @@ import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RecentDecisions;
-import dev.ratelimiter.core.StoreStack;
 
 /**
  * What {@code /actuator/ratelimit} shows besides the rules: the store and its breaker, the live instances seen, and,
@@ -29,11 +28,11 @@ final class RateLimitView {
 
     /**
      * @param store the store decisions are made with, or null (no store section)
-     * @param stack the shared store's stack, or null when buckets live in this instance's memory
+     * @param failSafe the breaker-guarded shared store, or null when buckets live in this instance's memory
      */
-    RateLimitView(RateLimitStore store, StoreStack stack, LiveInstances instances, RecentDecisions recent) {
+    RateLimitView(RateLimitStore store, FailSafeStore failSafe, LiveInstances instances, RecentDecisions recent) {
         this.store = store;
-        this.failSafe = stack != null ? stack.failSafe() : null;
+        this.failSafe = failSafe;
         this.instances = instances;
         this.recent = recent;
     }

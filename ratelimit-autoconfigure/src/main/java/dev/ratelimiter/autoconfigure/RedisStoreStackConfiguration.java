@@ -62,10 +62,12 @@ final class RedisStoreStackConfiguration {
 
     @Bean(initMethod = "start", destroyMethod = "stop")
     @ConditionalOnMissingBean
-    SettleLoop rateLimitSettleLoop(ObjectProvider<StoreStack> stack, RateLimitProperties properties) {
-        // Without our stack (the application gave its own store) there are no leases of ours to settle.
+    SettleLoop rateLimitSettleLoop(ObjectProvider<StoreStack> stack, ObjectProvider<RateLimitStore> store,
+            RateLimitProperties properties) {
+        // Without our stack (the application gave its own store) the leases inside that store, if any, are settled.
         StoreStack stores = stack.getIfAvailable();
-        return stores != null ? stores.settleLoop() : new SettleLoop(null, properties.getStore().getSettleInterval());
+        return stores != null ? stores.settleLoop()
+                : new SettleLoop(StoreParts.leases(store), properties.getStore().getSettleInterval());
     }
 
     @Bean(initMethod = "start", destroyMethod = "stop")

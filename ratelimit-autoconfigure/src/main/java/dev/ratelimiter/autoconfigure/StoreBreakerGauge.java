@@ -1,11 +1,10 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.FailSafeStore;
-import dev.ratelimiter.core.StoreStack;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import org.springframework.beans.factory.ObjectProvider;
+import java.util.function.Supplier;
 
 /**
  * {@code ratelimit.store.breaker.state}: the circuit breaker in front of the shared store, as a number a dashboard can
@@ -13,18 +12,21 @@ import org.springframework.beans.factory.ObjectProvider;
  */
 final class StoreBreakerGauge implements MeterBinder {
 
-    private final ObjectProvider<StoreStack> stack;
+    private final Supplier<FailSafeStore> failSafe;
 
-    StoreBreakerGauge(ObjectProvider<StoreStack> stack) {
-        this.stack = stack;
+    /** @param failSafe the breaker-guarded store, asked when the gauge is bound; null for memory */
+    StoreBreakerGauge(Supplier<FailSafeStore> failSafe) {
+        this.failSafe = failSafe;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        stack.ifAvailable(stores -> Gauge.builder("ratelimit.store.breaker.state", stores.failSafe(),
-                        StoreBreakerGauge::state)
-                .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open")
-                .register(registry));
+        FailSafeStore store = failSafe.get();
+        if (store != null) {
+            Gauge.builder("ratelimit.store.breaker.state", store, StoreBreakerGauge::state)
+                    .description("Circuit breaker in front of the store: 0 closed, 1 open, 2 half-open")
+                    .register(registry);
+        }
     }
 
     private static int state(FailSafeStore failSafe) {

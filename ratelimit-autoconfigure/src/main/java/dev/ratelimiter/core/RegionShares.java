@@ -31,6 +31,8 @@ public final class RegionShares {
     /** Likewise, the floor each global rule's buckets hold until the shares topic is read. */
     private final Map<String, Held> startup = new ConcurrentHashMap<>();
     private final ToLongFunction<Rule> defaultShareOf = rule -> defaultShare(rule.limit().quota());
+    /** The start-up floor's share, made once: a capturing lambda per check would allocate on the request path. */
+    private final ToLongFunction<Rule> startupShareOf = this::startupShare;
     private volatile Instant lastHeard;
     private volatile long updates;
     /** Part of a limit a bucket holds while the shares topic has not been read to its end (see {@link #awaitShares}). */
@@ -155,12 +157,17 @@ public final class RegionShares {
             }
             return made.share;
         }
-        double floor = startupFloor;
-        if (floor >= 0) {
-            return held(startup, rule, r -> Math.min(defaultShare(r.limit().quota()),
-                    (long) Math.floor(r.limit().quota() * floor)));
+        if (startupFloor >= 0) {
+            return held(startup, rule, startupShareOf);
         }
         return held(defaults, rule, defaultShareOf);
+    }
+
+    private long startupShare(Rule rule) {
+        long quota = rule.limit().quota();
+        double floor = startupFloor;
+        // Read again here: the floor may have been lifted since the caller looked; then the default split applies.
+        return floor >= 0 ? Math.min(defaultShare(quota), (long) Math.floor(quota * floor)) : defaultShare(quota);
     }
 
     /** {@code rule} holding {@code amountOf(rule)} of its limit, from {@code made} unless {@code rule} is new there. */
