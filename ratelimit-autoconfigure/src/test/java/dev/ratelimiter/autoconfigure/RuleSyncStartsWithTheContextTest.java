@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ratelimiter.core.ForwardingRuleStore;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
@@ -12,7 +13,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,31 +67,11 @@ class RuleSyncStartsWithTheContextTest {
         RuleStore ruleStore() {
             InMemoryRuleStore store = new InMemoryRuleStore();
             store.putControl(RuntimeRules.KILL_SWITCH, "true").block();
-            return new RuleStore() {
+            return new ForwardingRuleStore(store) {
                 @Override
                 public Mono<RuntimeRules> load() {
                     LOADS.incrementAndGet();
-                    return store.load();
-                }
-
-                @Override
-                public Mono<Long> putRule(String id, java.util.Map<String, String> spec, long expectedVersion) {
-                    return store.putRule(id, spec, expectedVersion);
-                }
-
-                @Override
-                public Mono<Long> deleteRule(String id, long expectedVersion) {
-                    return store.deleteRule(id, expectedVersion);
-                }
-
-                @Override
-                public Mono<Long> putControl(String name, String value) {
-                    return store.putControl(name, value);
-                }
-
-                @Override
-                public Flux<Long> changes() {
-                    return store.changes();
+                    return super.load();
                 }
             };
         }
