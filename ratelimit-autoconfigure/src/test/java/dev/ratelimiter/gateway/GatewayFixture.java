@@ -84,9 +84,17 @@ public final class GatewayFixture implements BeforeAllCallback, AfterAllCallback
         upstream.reset();
     }
 
+    /**
+     * The stub stops now; Redis, brought back if a test left it killed, once the class has ended: the test classes
+     * close their context ({@code @DirtiesContext}) after this callback, and a Lettuce client shut down while its Redis
+     * is gone can wait for ever (see {@code ClosedAfterTheClass}).
+     */
     @Override
     public void afterAll(ExtensionContext context) {
         upstream.close();
+        if (!redis.server().isRunning()) {
+            redis.server().restart();
+        }
         redis.afterAll(context);
     }
 }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The whole request path: a real gateway, the auto-configured filter, a real Redis, and a stub upstream
  * that counts what reaches it.
  */
+@DirtiesContext
 @SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RateLimitFilterIntegrationTest {
 

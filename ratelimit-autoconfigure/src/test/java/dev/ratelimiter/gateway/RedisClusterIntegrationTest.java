@@ -9,18 +9,20 @@ import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.redis.RedisPermits;
 import dev.ratelimiter.redis.RedisRateLimitStore;
+import dev.ratelimiter.testsupport.ClosedAfterTheClass;
 import dev.ratelimiter.testsupport.RedisCluster;
 import dev.ratelimiter.testsupport.RedisNode;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -34,12 +36,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cluster without a store error, a permit granted in one slot for a request another slot refused given back, and
  * local mode settling in one script per settle slot rather than one per client.
  */
+@DirtiesContext
 @SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RedisClusterIntegrationTest {
 
     static final RedisCluster cluster = RedisCluster.start();
 
     static final StubUpstream upstream = StubUpstream.start();
+
+    @RegisterExtension
+    static final ClosedAfterTheClass servers = ClosedAfterTheClass.of(cluster, upstream);
 
     @LocalServerPort
     int port;
@@ -89,12 +95,6 @@ class RedisClusterIntegrationTest {
         registry.add("ratelimit.rules.local-share.capacity", () -> "100");
         registry.add("ratelimit.rules.local-share.refill-tokens", () -> "100");
         registry.add("ratelimit.rules.local-share.refill-period", () -> "1h");
-    }
-
-    @AfterAll
-    static void stop() {
-        upstream.close();
-        cluster.close();
     }
 
     @BeforeEach

@@ -13,6 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Rules as data through the whole gateway: several rules per request, a per-endpoint cap, shadow mode, the kill
  * switch, tier enforcement and refused rule changes, against a real Redis and a counting stub upstream.
  */
+@DirtiesContext
 @SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RulesIntegrationTest {
 

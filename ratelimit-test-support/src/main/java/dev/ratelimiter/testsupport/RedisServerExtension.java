@@ -25,8 +25,16 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         server();
     }
 
+    /**
+     * Stops the server once the class has ended, after every other {@code afterAll} callback: a Spring context the
+     * class marked dirty is closed while its Redis still answers (see {@link ClosedAfterTheClass}).
+     */
     @Override
-    public synchronized void afterAll(ExtensionContext context) {
+    public void afterAll(ExtensionContext context) {
+        ClosedAfterTheClass.closeWhenTheClassEnds(context, this, this::stop);
+    }
+
+    private synchronized void stop() {
         if (server != null) {
             server.close();
             server = null;
