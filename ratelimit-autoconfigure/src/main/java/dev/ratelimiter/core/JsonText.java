@@ -1,5 +1,8 @@
 package dev.ratelimiter.core;
 
+import java.util.Arrays;
+import java.util.Map;
+
 /** JSON string literals, written by hand where a mapper would be a dependency for one small object. */
 public final class JsonText {
 
@@ -21,6 +24,55 @@ public final class JsonText {
         if (value != null) {
             json.append(",\"").append(name).append("\":");
             quote(json, value);
+        }
+    }
+
+    /**
+     * {@code value} as JSON: maps (keys as strings, in their order), collections and arrays, strings, numbers (a
+     * non-finite one as {@code null}, which JSON has no literal for), booleans and {@code null}; anything else as the
+     * string of its {@code toString()}.
+     */
+    public static String value(Object value) {
+        StringBuilder json = new StringBuilder(256);
+        value(json, value);
+        return json.toString();
+    }
+
+    /** Appends {@code value} as JSON; see {@link #value(Object)}. */
+    public static void value(StringBuilder json, Object value) {
+        if (value == null || value instanceof Boolean) {
+            json.append(value);
+        }
+        else if (value instanceof Number number) {
+            boolean finite = !(number instanceof Double || number instanceof Float)
+                    || Double.isFinite(number.doubleValue());
+            json.append(finite ? number : null);
+        }
+        else if (value instanceof Map<?, ?> map) {
+            json.append('{');
+            String separator = "";
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                json.append(separator);
+                quote(json, String.valueOf(entry.getKey()));
+                json.append(':');
+                value(json, entry.getValue());
+                separator = ",";
+            }
+            json.append('}');
+        }
+        else if (value instanceof Iterable<?> || value instanceof Object[]) {
+            Iterable<?> items = value instanceof Object[] array ? Arrays.asList(array) : (Iterable<?>) value;
+            json.append('[');
+            String separator = "";
+            for (Object item : items) {
+                json.append(separator);
+                value(json, item);
+                separator = ",";
+            }
+            json.append(']');
+        }
+        else {
+            quote(json, value.toString());
         }
     }
 
