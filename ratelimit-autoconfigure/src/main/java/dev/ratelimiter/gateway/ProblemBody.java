@@ -40,14 +40,11 @@ abstract sealed class ProblemBody {
 
     private static final class Text extends ProblemBody {
 
-        private final StringBuilder json = new StringBuilder(256).append('{');
+        private final StringBuilder json = new StringBuilder(512).append('{');
 
         /** Member names are the literals below, nothing a request chose: they need no escaping. */
         private StringBuilder name(String name) {
-            if (json.length() > 1) {
-                json.append(',');
-            }
-            return json.append('"').append(name).append("\":");
+            return json.append(json.length() > 1 ? ",\"" : "\"").append(name).append("\":");
         }
 
         @Override
@@ -70,7 +67,14 @@ abstract sealed class ProblemBody {
 
         @Override
         ProblemBody put(String name, List<String> values) {
-            JsonText.value(name(name), values);
+            name(name).append('[');
+            for (int i = 0; i < values.size(); i++) {
+                if (i > 0) {
+                    json.append(',');
+                }
+                JsonText.quote(json, values.get(i));
+            }
+            json.append(']');
             return this;
         }
     }

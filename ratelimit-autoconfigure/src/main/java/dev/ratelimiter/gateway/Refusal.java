@@ -12,7 +12,8 @@ import org.springframework.http.HttpStatusCode;
  * customizer.
  *
  * <p>Body values are written as JSON: strings, numbers, booleans, {@code null}, and maps, lists and arrays of those;
- * any other object as the string of its {@code toString()}. If a customizer changes the status and leaves the body's
+ * any other object as the string of its {@code toString()}. The default members arrive as strings, lists of strings,
+ * {@code status} as an {@link Integer} and {@code retryAfter} as a {@link Long}. If a customizer changes the status and leaves the body's
  * {@code status} member at the old value, the member follows the new status (RFC 9457 has the two agree).
  */
 public final class Refusal {

@@ -63,7 +63,7 @@ public final class RefusalWriter {
                         + " request(s) already in progress"
                 : "Rate limit '" + policy + "' exceeded";
         List<String> violated = violatedPolicies(verdict, policy);
-        return write(exchange, kind, HttpStatus.TOO_MANY_REQUESTS, violated, retryAfter, requestOf(exchange),
+        return write(exchange, kind, HttpStatus.TOO_MANY_REQUESTS, violated, retryAfter, null,
                 body -> body.put("type", QUOTA_EXCEEDED).put("title", "Too Many Requests").put("status", 429)
                         .put("detail", what + retryAfter(retryAfter)).put("error", kind.error())
                         .put("retryAfter", retryAfter).put("policy", policy).put(VIOLATED_POLICIES, violated));
@@ -77,7 +77,7 @@ public final class RefusalWriter {
         String policy = limiting.rule().id();
         List<String> unchecked = verdict.outcomes().stream().map(outcome -> outcome.rule().id()).toList();
         return write(exchange, Refusal.Kind.LIMITER_UNAVAILABLE, HttpStatus.SERVICE_UNAVAILABLE, unchecked, retryAfter,
-                requestOf(exchange), body -> unavailableTitle(body)
+                null, body -> unavailableTitle(body)
                         .put("detail", "Rate limit '" + policy + "' cannot be checked right now"
                                 + retryAfter(retryAfter))
                         .put("error", Refusal.Kind.LIMITER_UNAVAILABLE.error()).put("retryAfter", retryAfter)
@@ -141,7 +141,7 @@ public final class RefusalWriter {
 
     private Mono<Void> badRequest(ServerWebExchange exchange, Refusal.Kind kind, List<String> ruleIds, String detail,
             Consumer<ProblemBody> more) {
-        return write(exchange, kind, HttpStatus.BAD_REQUEST, ruleIds, 0, requestOf(exchange), body -> more.accept(
+        return write(exchange, kind, HttpStatus.BAD_REQUEST, ruleIds, 0, null, body -> more.accept(
                 body.put("type", "about:blank").put("title", "Bad Request").put("status", 400).put("detail", detail)
                         .put("error", kind.error())));
     }
@@ -150,12 +150,14 @@ public final class RefusalWriter {
         return body.put("type", "about:blank").put("title", "Service Unavailable").put("status", 503);
     }
 
+    /** @param request the request's attributes when the caller has them, else null: the limiter's are looked up */
     private Mono<Void> write(ServerWebExchange exchange, Refusal.Kind kind, HttpStatusCode status,
             List<String> ruleIds, long retryAfter, RequestAttributes request, Consumer<ProblemBody> members) {
         ServerHttpResponse response = exchange.getResponse();
         response.getHeaders().setContentType(PROBLEM_JSON);
-        byte[] body = customizers == null ? null : customizers.apply(response,
-                new RefusalContext(kind, ruleIds, retryAfter, request, exchange), status, members);
+        // The request is looked up only for customizers: without them a refusal costs no more than its text.
+        byte[] body = customizers == null ? null : customizers.apply(response, new RefusalContext(kind, ruleIds,
+                retryAfter, request != null ? request : requestOf(exchange), exchange), status, members);
         if (body == null) {
             response.setStatusCode(status);
             body = ProblemBody.json(members).getBytes(StandardCharsets.UTF_8);
