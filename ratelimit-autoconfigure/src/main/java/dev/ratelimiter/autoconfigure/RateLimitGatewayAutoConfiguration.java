@@ -9,6 +9,8 @@ import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.RateLimitFilter;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,7 +25,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatusCode;
 
 /**
- * The Spring Cloud Gateway global filter that rate-limits every routed request.
+ * The Spring Cloud Gateway global filter that rate-limits every routed request, and the writer of the answers it gives
+ * itself.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class })
 @ConditionalOnClass(GlobalFilter.class)
@@ -32,11 +35,21 @@ import org.springframework.http.HttpStatusCode;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitGatewayAutoConfiguration {
 
+    /**
+     * Writes the limiter's own answers (429, 503, the identity refusals), changed by every
+     * {@link RateLimitResponseCustomizer} bean in order.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    RefusalWriter rateLimitRefusalWriter(ObjectProvider<RateLimitResponseCustomizer> customizers) {
+        return new RefusalWriter(customizers.orderedStream().toList());
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
-            ObjectProvider<VerdictListener> listeners) {
+            ObjectProvider<VerdictListener> listeners, RefusalWriter refusalWriter) {
         ApiKeyProperties apiKey = properties.getApiKey();
         IdentityProperties identity = properties.getIdentity();
         int unknownStatus = apiKey.getUnknown().getStatus();
@@ -58,6 +71,7 @@ public final class RateLimitGatewayAutoConfiguration {
                         identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
         return new RateLimitFilter(evaluator, requestIdentity, refusals,
                 new ApiKeyFormat(apiKey.getMaxLength(), apiKey.getPattern()),
-                VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder());
+                VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
+                refusalWriter);
     }
 }

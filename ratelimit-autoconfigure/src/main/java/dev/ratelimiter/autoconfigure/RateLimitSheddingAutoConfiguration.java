@@ -4,6 +4,8 @@ import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.LoadSheddingFilter;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RefusalWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -41,12 +43,15 @@ public final class RateLimitSheddingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LoadSheddingFilter rateLimitLoadSheddingFilter(LoadShedders shedders, LoadSheddingProperties properties,
-            RateLimitProperties rateLimit, ObjectProvider<VerdictListener> listeners) {
+            RateLimitProperties rateLimit, ObjectProvider<VerdictListener> listeners,
+            ObjectProvider<RefusalWriter> refusalWriters, ObjectProvider<RateLimitResponseCustomizer> customizers) {
         String header = properties.getPriorityHeader();
         int order = properties.getFilterOrder() != null ? properties.getFilterOrder() : rateLimit.getFilterOrder() + 1;
         return new LoadSheddingFilter(shedders.byRoute(), VerdictListener.all(listeners.orderedStream().toList()),
                 shedders.defaultPriority(),
                 header == null || header.isBlank() ? null : header.trim(), properties.isTrustPriorityHeader(),
-                properties.getRetryAfter(), order);
+                properties.getRetryAfter(), order,
+                // The gateway auto-configuration's writer; the customizers directly when that one is excluded.
+                refusalWriters.getIfAvailable(() -> new RefusalWriter(customizers.orderedStream().toList())));
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.Priority;
+import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +46,19 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
     private final boolean headerTrusted;
     private final long retryAfterSeconds;
     private final int order;
+    private final RefusalWriter refusalWriter;
     private final Set<String> warnedRoutes = ConcurrentHashMap.newKeySet();
 
     public LoadSheddingFilter(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
             String priorityHeader, boolean headerTrusted, Duration retryAfter, int order) {
+        this(byRoute, listener, defaultPriority, priorityHeader, headerTrusted, retryAfter, order,
+                RefusalWriter.defaults());
+    }
+
+    /** @param refusalWriter writes the 503 of a shed request */
+    public LoadSheddingFilter(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
+            String priorityHeader, boolean headerTrusted, Duration retryAfter, int order,
+            RefusalWriter refusalWriter) {
         this.byRoute = Map.copyOf(byRoute);
         this.listener = listener;
         this.defaultPriority = defaultPriority;
@@ -56,6 +66,7 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         this.headerTrusted = headerTrusted;
         this.retryAfterSeconds = Math.max(1, RateLimitHeaders.ceilSeconds(retryAfter));
         this.order = order;
+        this.refusalWriter = refusalWriter;
     }
 
     @Override
@@ -68,8 +79,10 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
         Priority priority = priorityOf(route, exchange);
         LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
         if (ticket == null) {
-            listener.onShed(RateLimitFilter.attributesOf(exchange, route), priority, shedder.upstream());
-            return ProblemResponses.overloaded(exchange, shedder.upstream(), priority.label(), retryAfterSeconds);
+            RequestAttributes request = RateLimitFilter.attributesOf(exchange, route);
+            listener.onShed(request, priority, shedder.upstream());
+            return refusalWriter.overloaded(exchange, request, shedder.upstream(), priority.label(),
+                    retryAfterSeconds);
         }
         return chain.filter(exchange).doFinally(signal -> {
             HttpStatusCode status = exchange.getResponse().getStatusCode();

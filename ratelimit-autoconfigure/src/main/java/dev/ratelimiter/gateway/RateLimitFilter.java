@@ -49,6 +49,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final VerdictListener listener;
     private final Clock clock;
     private final int order;
+    private final RefusalWriter refusalWriter;
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             VerdictListener listener, Clock clock, int order) {
@@ -57,6 +58,12 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order) {
+        this(evaluator, identity, refusals, apiKeyFormat, listener, clock, order, RefusalWriter.defaults());
+    }
+
+    /** @param refusalWriter writes every answer the filter gives itself (429, 503, the identity refusals) */
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
+            ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order, RefusalWriter refusalWriter) {
         this.evaluator = evaluator;
         this.identity = identity;
         this.refusals = refusals;
@@ -64,6 +71,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         this.listener = listener;
         this.clock = clock;
         this.order = order;
+        this.refusalWriter = refusalWriter;
     }
 
     @Override
@@ -75,19 +83,19 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         String duplicated = rules.killSwitch() ? null
                 : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
         if (duplicated != null) {
-            return ProblemResponses.duplicateIdentity(exchange, duplicated);
+            return refusalWriter.duplicateIdentity(exchange, duplicated);
         }
         String apiKey = identity.apiKey(headers);
         if (apiKey == null && refusals.rejectMissing()) {
-            return ProblemResponses.missingApiKey(exchange, refusals.missingStatus(), identity.apiKeyHeader());
+            return refusalWriter.missingApiKey(exchange, refusals.missingStatus(), identity.apiKeyHeader());
         }
         String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
         if (malformed != null) {
-            return ProblemResponses.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
+            return refusalWriter.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
         }
         String tier = rules.tierFor(apiKey);
         if (RuleSet.UNKNOWN_KEYS.equals(tier) && rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
-            return ProblemResponses.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
+            return refusalWriter.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
         }
         RequestAttributes request = attributes(exchange, headers, apiKey, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
@@ -113,11 +121,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             GatewayFilterChain chain) {
         listener.onVerdict(request, verdict);
         if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
-            return ProblemResponses.unavailable(exchange, verdict.limiting().orElseThrow());
+            return refusalWriter.unavailable(exchange, verdict);
         }
         if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
             Rule rule = verdict.outcomes().get(0).rule();
-            return ProblemResponses.missingIdentity(exchange, rule.id(),
+            return refusalWriter.missingIdentity(exchange, rule.id(),
                     identity.describe(RateLimitEvaluator.missingOf(rule, request)));
         }
         RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond(),
@@ -125,7 +133,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (verdict.allowed()) {
             return chain.filter(exchange);
         }
-        return ProblemResponses.rateLimited(exchange, verdict.limiting().orElseThrow());
+        return refusalWriter.rateLimited(exchange, verdict);
     }
 
     private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey, String tier,

@@ -1,12 +1,15 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.RateLimitFilter;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.core.VerdictListener;
 import org.junit.jupiter.api.Test;
@@ -17,7 +20,10 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,6 +80,23 @@ class RateLimitGatewayAutoConfigurationTest {
     }
 
     @Test
+    void responseCustomizerBeansShapeEveryRefusalInTheirOrder() {
+        runner.withUserConfiguration(OrderedCustomizers.class).run(context -> {
+            MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/api"));
+            context.getBean(RefusalWriter.class).overloaded(exchange, null, "reports", "normal", 1)
+                    .block(Duration.ofSeconds(5));
+            assertThat(exchange.getResponse().getHeaders().get("X-Order")).containsExactly("first", "second");
+        });
+    }
+
+    @Test
+    void aUserRefusalWriterMakesOursBackOff() {
+        RefusalWriter mine = new RefusalWriter(List.of());
+        runner.withBean(RefusalWriter.class, () -> mine).withUserConfiguration(OrderedCustomizers.class)
+                .run(context -> assertThat(context.getBean(RefusalWriter.class)).isSameAs(mine));
+    }
+
+    @Test
     void switchedOffThereIsNoFilter() {
         runner.withPropertyValues("ratelimit.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(RateLimitFilter.class));
@@ -91,6 +114,22 @@ class RateLimitGatewayAutoConfigurationTest {
                 .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
                         RateLimitGatewayAutoConfiguration.class))
                 .run(context -> assertThat(context).doesNotHaveBean(RateLimitFilter.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrderedCustomizers {
+
+        @Bean
+        @Order(2)
+        RateLimitResponseCustomizer second() {
+            return (refusal, context) -> refusal.getHeaders().add("X-Order", "second");
+        }
+
+        @Bean
+        @Order(1)
+        RateLimitResponseCustomizer first() {
+            return (refusal, context) -> refusal.getHeaders().add("X-Order", "first");
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

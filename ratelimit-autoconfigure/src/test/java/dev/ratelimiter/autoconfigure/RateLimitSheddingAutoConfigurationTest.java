@@ -1,13 +1,22 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.time.Duration;
+
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LoadShedders;
+import dev.ratelimiter.core.Priority;
 import dev.ratelimiter.gateway.LoadSheddingFilter;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.cloud.gateway.route.Route;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
+import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +46,24 @@ class RateLimitSheddingAutoConfigurationTest {
                             .isEqualTo(40);
                     assertThat(meters.get("ratelimit.shed").tag("upstream", "search").tag("priority", "background")
                             .functionCounter().count()).isZero();
+                });
+    }
+
+    @Test
+    void aShedRequestsAnswerGoesThroughTheResponseCustomizersEvenWithoutTheGatewayAutoConfiguration() {
+        runner.withPropertyValues("ratelimit.shedding.upstreams.reports.max-in-flight=1")
+                .withBean(RateLimitResponseCustomizer.class, () -> (refusal, context) -> refusal.getHeaders()
+                        .set("X-Refusal", context.kind().error()))
+                .run(context -> {
+                    assertThat(context.getBean(LoadShedders.class).byRoute().get("reports")
+                            .tryAcquire(Priority.CRITICAL)).as("the one slot, held").isNotNull();
+                    MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/r"));
+                    exchange.getAttributes().put(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR, Route.async().id("reports")
+                            .uri("http://127.0.0.1:1").predicate(ignored -> true).build());
+                    context.getBean(LoadSheddingFilter.class).filter(exchange, ignored -> Mono.empty())
+                            .block(Duration.ofSeconds(5));
+                    assertThat(exchange.getResponse().getStatusCode().value()).isEqualTo(503);
+                    assertThat(exchange.getResponse().getHeaders().getFirst("X-Refusal")).isEqualTo("overloaded");
                 });
     }
 

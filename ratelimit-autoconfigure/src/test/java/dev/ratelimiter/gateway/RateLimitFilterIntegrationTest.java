@@ -107,9 +107,12 @@ class RateLimitFilterIntegrationTest {
         assertThat(headers.getFirst("X-RateLimit-Remaining")).isEqualTo("0");
         assertThat(headers.getFirst("RateLimit")).isEqualTo("\"free.default\";r=0;t=18000");
         assertThat(headers.getContentType().toString()).isEqualTo("application/problem+json");
-        assertThat(denied.getResponseBody()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\","
+        assertThat(denied.getResponseBody()).isEqualTo("{\"type\":"
+                + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\",\"title\":\"Too Many Requests\","
                 + "\"status\":429,\"detail\":\"Rate limit 'free.default' exceeded; retry after 3600 seconds.\","
-                + "\"error\":\"rate_limited\",\"retryAfter\":3600,\"policy\":\"free.default\"}");
+                + "\"error\":\"rate_limited\",\"retryAfter\":3600,\"policy\":\"free.default\","
+                + "\"violated-policies\":[\"free.default\"]}");
+        assertThat(headers.getContentLength()).isEqualTo(denied.getResponseBodyContent().length);
     }
 
     @Test
