@@ -81,31 +81,36 @@ final class ProblemResponses {
         return write(exchange, HttpStatus.BAD_REQUEST, body);
     }
 
-    /** 400 for an API key that fails the configured format check: nothing is spent on it. */
-    static Mono<Void> invalidApiKey(ServerWebExchange exchange, String headerName, String problem) {
+    /**
+     * 400 for an API key that fails the configured format check: nothing is spent on it. {@code where} is the key's
+     * source in words, e.g. "the X-API-Key header".
+     */
+    static Mono<Void> invalidApiKey(ServerWebExchange exchange, String where, String problem) {
         String body = "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
-                + "\"detail\":" + quote("The API key in the " + headerName + " header " + problem + ".")
+                + "\"detail\":" + quote("The API key in " + where + " " + problem + ".")
                 + ",\"error\":\"invalid_api_key\"}";
         return write(exchange, HttpStatus.BAD_REQUEST, body);
     }
 
     /** The configured answer (401 by default) for a request that carries no API key. */
-    static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
-        return credentialRefused(exchange, status, headerName, "This API requires an API key in the " + headerName
-                + " header.", "missing_api_key");
+    static Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String where,
+            String challenge) {
+        return credentialRefused(exchange, status, challenge, "This API requires an API key in " + where + ".",
+                "missing_api_key");
     }
 
     /** The configured answer (401 by default) for an API key that no tier or override lists. */
-    static Mono<Void> unknownApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
-        return credentialRefused(exchange, status, headerName, "The API key in the " + headerName
-                + " header is not known here.", "unknown_api_key");
+    static Mono<Void> unknownApiKey(ServerWebExchange exchange, HttpStatusCode status, String where,
+            String challenge) {
+        return credentialRefused(exchange, status, challenge, "The API key in " + where + " is not known here.",
+                "unknown_api_key");
     }
 
-    /** A refused credential: with 401, {@code WWW-Authenticate} says which header carries the key. */
-    private static Mono<Void> credentialRefused(ServerWebExchange exchange, HttpStatusCode status, String headerName,
+    /** A refused credential: with 401, {@code WWW-Authenticate} says where the key goes. */
+    private static Mono<Void> credentialRefused(ServerWebExchange exchange, HttpStatusCode status, String challenge,
             String detail, String error) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {
-            exchange.getResponse().getHeaders().set("WWW-Authenticate", "ApiKey header=" + quote(headerName));
+            exchange.getResponse().getHeaders().set("WWW-Authenticate", challenge);
         }
         HttpStatus known = HttpStatus.resolve(status.value());
         String title = known != null ? known.getReasonPhrase() : "Error";
