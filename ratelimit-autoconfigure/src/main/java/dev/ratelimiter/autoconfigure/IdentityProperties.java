@@ -20,11 +20,11 @@ public class IdentityProperties {
 
     /** Where the end-user id is read (by default the user-header). */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties user = new IdentitySourceProperties("sub");
+    private final IdentitySourceProperties user = IdentitySourceProperties.readingClaim("sub");
 
     /** Where the tenant id is read (by default the tenant-header). */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties tenant = new IdentitySourceProperties("tenant_id");
+    private final IdentitySourceProperties tenant = IdentitySourceProperties.readingClaim("tenant_id");
 
     /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
     @NestedConfigurationProperty

@@ -33,10 +33,11 @@ public class IdentitySourceProperties {
      */
     private String expression;
 
-    private final String defaultClaim;
-
-    IdentitySourceProperties(String defaultClaim) {
-        this.defaultClaim = defaultClaim;
+    /** Sources read from the claim of this name by default. */
+    static IdentitySourceProperties readingClaim(String claim) {
+        IdentitySourceProperties properties = new IdentitySourceProperties();
+        properties.setClaim(claim);
+        return properties;
     }
 
     public List<Source> getSource() {
@@ -48,7 +49,7 @@ public class IdentitySourceProperties {
     }
 
     public String getClaim() {
-        return claim != null ? claim : defaultClaim;
+        return claim;
     }
 
     public void setClaim(String claim) {
@@ -87,7 +88,7 @@ public class IdentitySourceProperties {
         private String keyResolver;
 
         public ApiKey() {
-            super("azp");
+            setClaim("azp");
         }
 
         public String getKeyResolver() {
