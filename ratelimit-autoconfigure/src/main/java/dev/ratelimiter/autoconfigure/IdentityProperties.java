@@ -5,12 +5,30 @@ import java.util.List;
 
 import dev.ratelimiter.core.ClientAddressResolver;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Where the filter reads who is calling, bound from {@code ratelimit.identity.*}: the user and tenant headers the
- * authentication sets, and the client address behind trusted proxies.
+ * authentication sets, or the sources that read them from the authentication itself, the tier when a trusted source
+ * names it, and the client address behind trusted proxies.
  */
 public class IdentityProperties {
+
+    /** Where the API key is read (by default the ratelimit.api-key.header). */
+    @NestedConfigurationProperty
+    private final IdentitySourceProperties.ApiKey apiKey = new IdentitySourceProperties.ApiKey();
+
+    /** Where the end-user id is read (by default the user-header). */
+    @NestedConfigurationProperty
+    private final IdentitySourceProperties user = IdentitySourceProperties.readingClaim("sub");
+
+    /** Where the tenant id is read (by default the tenant-header). */
+    @NestedConfigurationProperty
+    private final IdentitySourceProperties tenant = IdentitySourceProperties.readingClaim("tenant_id");
+
+    /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
+    @NestedConfigurationProperty
+    private final IdentitySourceProperties.Tier tier = new IdentitySourceProperties.Tier();
 
     /**
      * Header carrying the end-user id, set by the authentication in front of the limiter (which must strip
@@ -55,6 +73,22 @@ public class IdentityProperties {
      * proxies' addresses in trusted-proxies instead.
      */
     private int trustedProxyHops;
+
+    public IdentitySourceProperties.ApiKey getApiKey() {
+        return apiKey;
+    }
+
+    public IdentitySourceProperties getUser() {
+        return user;
+    }
+
+    public IdentitySourceProperties getTenant() {
+        return tenant;
+    }
+
+    public IdentitySourceProperties.Tier getTier() {
+        return tier;
+    }
 
     public String getUserHeader() {
         return userHeader;

@@ -3,7 +3,6 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimiter.core.ApiKeyFormat;
-import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.core.InvalidLimitException;
@@ -12,6 +11,7 @@ import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.gateway.RequestIdentityResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -49,7 +49,8 @@ public final class RateLimitGatewayAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
-            ObjectProvider<VerdictListener> listeners, RefusalWriter refusalWriter) {
+            ObjectProvider<VerdictListener> listeners, ObjectProvider<RequestIdentityResolver> resolvers,
+            RefusalWriter refusalWriter) {
         ApiKeyProperties apiKey = properties.getApiKey();
         IdentityProperties identity = properties.getIdentity();
         int unknownStatus = apiKey.getUnknown().getStatus();
@@ -66,10 +67,8 @@ public final class RateLimitGatewayAutoConfiguration {
                     + "address. List the addresses of your proxies instead, e.g. ratelimit.identity.trusted-proxies: "
                     + "[10.0.0.0/8]; their entries are then believed, and nobody else's.");
         }
-        RequestIdentity requestIdentity = new RequestIdentity(apiKey.getHeader(), identity.getUserHeader(),
-                identity.getTenantHeader(), new ClientAddressResolver(identity.getTrustedProxies(),
-                        identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
-        return new RateLimitFilter(evaluator, requestIdentity, refusals,
+        RequestIdentity requestIdentity = IdentityResolvers.requestIdentity(properties, null);
+        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity), refusals,
                 new ApiKeyFormat(apiKey.getMaxLength(), apiKey.getPattern()),
                 VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
                 refusalWriter);

@@ -25,6 +25,7 @@ public final class RuleSet {
     private final String defaultTier;
     private final ClientIdIndex<String> tierByApiKey;
     private final Set<String> shadowTiers;
+    private final Set<String> knownTiers;
     private final boolean killSwitch;
     private final Map<String, Rule> rules;
     private final List<CompiledRule> general;
@@ -50,7 +51,9 @@ public final class RuleSet {
         boolean clientIp = false;
         boolean user = false;
         boolean tenant = false;
+        Set<String> knownTiers = new HashSet<>(builder.knownTiers);
         for (Rule rule : builder.rules.values()) {
+            knownTiers.addAll(rule.match().tiers());
             // shards hash the caller to one: its API key, else its user, else its address
             clientIp |= rule.key().contains(Dimension.CLIENT_IP) || rule.shards() > 1;
             user |= rule.key().contains(Dimension.USER) || rule.shards() > 1;
@@ -68,6 +71,8 @@ public final class RuleSet {
                 }
             }
         }
+        knownTiers.remove(UNKNOWN_KEYS);
+        this.knownTiers = Set.copyOf(knownTiers);
         this.general = List.copyOf(general);
         this.byApiKey = byApiKey.build();
         this.unmatchedApiKeys = Collections.unmodifiableMap(unmatched);
@@ -119,6 +124,24 @@ public final class RuleSet {
             return UNKNOWN_KEYS;
         }
         return tierOf(apiKey);
+    }
+
+    /**
+     * The tier of a caller whose tier a trusted source (a claim of a verified token, a header the authentication
+     * sets) named: that tier when this rule set knows it, else, as for any caller, {@link #tierFor(String)} of its API
+     * key. A caller the authentication vouched a known tier for is never an unknown key. Per-key overrides apply
+     * either way: they match the API key, not the tier.
+     */
+    public String tierFor(String apiKey, String trustedTier) {
+        return trustedTier != null && knowsTier(trustedTier) ? trustedTier : tierFor(apiKey);
+    }
+
+    /**
+     * Whether a tier of this name is configured anywhere: the default tier, a tier with limits, API keys or a switch,
+     * or a tier a rule matches. {@link #UNKNOWN_KEYS} never is.
+     */
+    public boolean knowsTier(String tier) {
+        return knownTiers.contains(tier);
     }
 
     public boolean killSwitch() {

@@ -20,6 +20,8 @@ public final class RuleSetBuilder {
     /** Tier API keys as configured: raw or hashed, so they are resolved at build time, under the keyring. */
     private final Map<String, List<String>> tierApiKeys = new LinkedHashMap<>();
     final Set<String> shadowTiers = new HashSet<>();
+    /** Every tier named anywhere (default, enforced or shadow, listing keys, matched by a rule). */
+    final Set<String> knownTiers = new HashSet<>();
     boolean killSwitch;
     final Map<String, Rule> rules = new LinkedHashMap<>();
     UnknownApiKeyPolicy unknownKeys = UnknownApiKeyPolicy.DEFAULT_TIER;
@@ -27,6 +29,7 @@ public final class RuleSetBuilder {
     RuleSetBuilder(String defaultTier) {
         this.defaultTier = PolicyNames.requireValid("ratelimit.default-tier", defaultTier);
         requireNotReserved("ratelimit.default-tier", defaultTier);
+        knownTiers.add(defaultTier);
     }
 
     public RuleSetBuilder version(long version) {
@@ -41,6 +44,7 @@ public final class RuleSetBuilder {
 
     public RuleSetBuilder enforce(String tier, boolean enforce) {
         PolicyNames.requireValid("ratelimit.tiers." + tier, tier);
+        knownTiers.add(tier);
         if (enforce) {
             shadowTiers.remove(tier);
         }
@@ -65,6 +69,7 @@ public final class RuleSetBuilder {
             throw new InvalidLimitException(setting, setting + " contains an empty API key.");
         }
         tierApiKeys.computeIfAbsent(tier, t -> new ArrayList<>()).add(apiKey);
+        knownTiers.add(tier);
         return this;
     }
 

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.Map;
 
 import dev.ratelimiter.core.ApiKeyFormat;
+import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
@@ -44,12 +45,19 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private final RateLimitEvaluator evaluator;
     private final RequestIdentity identity;
+    private final RequestIdentityResolver resolver;
+    /** The resolver when it reads headers only: then asked directly, without a Mono (the hot path). */
+    private final RequestIdentity headers;
+    private final String apiKeySource;
+    private final String challenge;
     private final ApiKeyRefusals refusals;
     private final ApiKeyFormat apiKeyFormat;
     private final VerdictListener listener;
     private final Clock clock;
     private final int order;
     private final RefusalWriter refusalWriter;
+    private final WarnOnce unknownTiers = new WarnOnce(logger);
+    private final WarnOnce failedResolutions = new WarnOnce(logger);
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             VerdictListener listener, Clock clock, int order) {
@@ -58,14 +66,24 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order) {
-        this(evaluator, identity, refusals, apiKeyFormat, listener, clock, order, RefusalWriter.defaults());
+        this(evaluator, identity, identity, refusals, apiKeyFormat, listener, clock, order, RefusalWriter.defaults());
     }
 
-    /** @param refusalWriter writes every answer the filter gives itself (429, 503, the identity refusals) */
-    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
-            ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order, RefusalWriter refusalWriter) {
+    /**
+     * @param identity where the client's address is read (and, when {@code resolver} is one too, everything else)
+     * @param resolver who the caller is; its {@linkplain RequestIdentityResolver#describe description} of the API key
+     * and its {@linkplain RequestIdentityResolver#challenge challenge} are asked once, here
+     * @param refusalWriter writes every answer the filter gives itself (429, 503, the identity refusals)
+     */
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, RequestIdentityResolver resolver,
+            ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order,
+            RefusalWriter refusalWriter) {
         this.evaluator = evaluator;
         this.identity = identity;
+        this.resolver = resolver;
+        this.headers = resolver instanceof RequestIdentity fromHeaders ? fromHeaders : null;
+        this.apiKeySource = resolver.describe(Dimension.API_KEY);
+        this.challenge = resolver.challenge();
         this.refusals = refusals;
         this.apiKeyFormat = apiKeyFormat;
         this.listener = listener;
@@ -76,28 +94,59 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        HttpHeaders headers = exchange.getRequest().getHeaders();
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
-        // The kill switch lets everything through, ambiguous requests included.
-        String duplicated = rules.killSwitch() ? null
-                : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
+        if (headers != null) {
+            HttpHeaders requestHeaders = exchange.getRequest().getHeaders();
+            // The kill switch lets everything through, ambiguous requests included.
+            String duplicated = rules.killSwitch() ? null
+                    : headers.duplicated(requestHeaders, rules.needsUser(), rules.needsTenant());
+            return decide(exchange, chain, rules, duplicated, headers.apiKey(requestHeaders),
+                    headers.user(requestHeaders), headers.tenant(requestHeaders),
+                    headers.tierHeader() == null ? null : headers.tier(requestHeaders));
+        }
+        return Mono.defer(() -> resolver.resolve(exchange))
+                .onErrorResume(failure -> {
+                    failedResolutions.warn("The identity resolver failed; deciding the request as one without "
+                            + "identity", failure);
+                    return Mono.just(CallerIdentity.NONE);
+                })
+                .defaultIfEmpty(CallerIdentity.NONE)
+                .flatMap(caller -> decide(exchange, chain, rules,
+                        rules.killSwitch() ? null : ambiguous(caller, rules), caller.apiKey(), caller.user(),
+                        caller.tenant(), caller.tier()));
+    }
+
+    /** The source the caller named twice, of those the rules read, or null. */
+    private static String ambiguous(CallerIdentity caller, RuleSet rules) {
+        Map<Dimension, String> ambiguous = caller.ambiguous();
+        if (ambiguous.isEmpty()) {
+            return null;
+        }
+        String source = ambiguous.get(Dimension.API_KEY);
+        if (source == null && rules.needsUser()) {
+            source = ambiguous.get(Dimension.USER);
+        }
+        return source == null && rules.needsTenant() ? ambiguous.get(Dimension.TENANT) : source;
+    }
+
+    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, String duplicated,
+            String apiKey, String user, String tenant, String trustedTier) {
         if (duplicated != null) {
             return refusalWriter.duplicateIdentity(exchange, duplicated);
         }
-        String apiKey = identity.apiKey(headers);
         if (apiKey == null && refusals.rejectMissing()) {
-            return refusalWriter.missingApiKey(exchange, refusals.missingStatus(), identity.apiKeyHeader());
+            return refusalWriter.missingApiKey(exchange, refusals.missingStatus(), apiKeySource, challenge);
         }
         String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
         if (malformed != null) {
-            return refusalWriter.invalidApiKey(exchange, identity.apiKeyHeader(), malformed);
+            return refusalWriter.invalidApiKey(exchange, apiKeySource, malformed);
         }
-        String tier = rules.tierFor(apiKey);
+        String tier = trustedTier == null ? rules.tierFor(apiKey) : trustedTier(rules, apiKey, trustedTier);
         if (RuleSet.UNKNOWN_KEYS.equals(tier) && rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
-            return refusalWriter.unknownApiKey(exchange, refusals.unknownStatus(), identity.apiKeyHeader());
+            return refusalWriter.unknownApiKey(exchange, refusals.unknownStatus(), apiKeySource, challenge);
         }
-        RequestAttributes request = attributes(exchange, headers, apiKey, tier, rules);
+        RequestAttributes request = attributes(exchange, apiKey, user, tenant, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
@@ -117,6 +166,18 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                 .doFinally(signal -> permits.end());
     }
 
+    /**
+     * The tier a trusted source named, when the rules know it; else the API key's, as if none were named: a typo in
+     * the authentication's tier names must cost the callers their plan, never their access (and never a 5xx).
+     */
+    private String trustedTier(RuleSet rules, String apiKey, String trusted) {
+        if (!rules.knowsTier(trusted)) {
+            unknownTiers.warn("The trusted tier source named tier '{}', which is not configured; the request is "
+                    + "limited by its API key's tier instead", trusted);
+        }
+        return rules.tierFor(apiKey, trusted);
+    }
+
     private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,
             GatewayFilterChain chain) {
         listener.onVerdict(request, verdict);
@@ -125,8 +186,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
             Rule rule = verdict.outcomes().get(0).rule();
+            Dimension missing = RateLimitEvaluator.missingOf(rule, request);
             return refusalWriter.missingIdentity(exchange, rule.id(),
-                    identity.describe(RateLimitEvaluator.missingOf(rule, request)));
+                    missing == null ? "a value" : resolver.describe(missing));
         }
         RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond(),
                 evaluator.region());
@@ -136,12 +198,12 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return refusalWriter.rateLimited(exchange, verdict);
     }
 
-    private RequestAttributes attributes(ServerWebExchange exchange, HttpHeaders headers, String apiKey, String tier,
-            RuleSet rules) {
+    private RequestAttributes attributes(ServerWebExchange exchange, String apiKey, String user, String tenant,
+            String tier, RuleSet rules) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
         String routeClass = routeClassOf(metadata);
-        return new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
+        return new RequestAttributes(apiKey, user, tenant,
                 rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
                 RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, tier,
                 cost(metadata));

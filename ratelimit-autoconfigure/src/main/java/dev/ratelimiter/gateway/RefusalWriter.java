@@ -108,30 +108,34 @@ public final class RefusalWriter {
                 + what + ", which this request lacks.", body -> body.put("policy", ruleId));
     }
 
-    /** 400 for an API key that fails the configured format check: nothing is spent on it. */
-    public Mono<Void> invalidApiKey(ServerWebExchange exchange, String headerName, String problem) {
-        return badRequest(exchange, Refusal.Kind.INVALID_API_KEY, List.of(), "The API key in the " + headerName
-                + " header " + problem + ".", body -> { });
+    /**
+     * 400 for an API key that fails the configured format check: nothing is spent on it. {@code where} is the key's
+     * source in words, e.g. "the X-API-Key header".
+     */
+    public Mono<Void> invalidApiKey(ServerWebExchange exchange, String where, String problem) {
+        return badRequest(exchange, Refusal.Kind.INVALID_API_KEY, List.of(), "The API key in " + where + " "
+                + problem + ".", body -> { });
     }
 
     /** The configured answer (401 by default) for a request that carries no API key. */
-    public Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
-        return credentialRefused(exchange, Refusal.Kind.MISSING_API_KEY, status, headerName,
-                "This API requires an API key in the " + headerName + " header.");
+    public Mono<Void> missingApiKey(ServerWebExchange exchange, HttpStatusCode status, String where,
+            String challenge) {
+        return credentialRefused(exchange, Refusal.Kind.MISSING_API_KEY, status, challenge,
+                "This API requires an API key in " + where + ".");
     }
 
     /** The configured answer (401 by default) for an API key that no tier or override lists. */
-    public Mono<Void> unknownApiKey(ServerWebExchange exchange, HttpStatusCode status, String headerName) {
-        return credentialRefused(exchange, Refusal.Kind.UNKNOWN_API_KEY, status, headerName,
-                "The API key in the " + headerName + " header is not known here.");
+    public Mono<Void> unknownApiKey(ServerWebExchange exchange, HttpStatusCode status, String where,
+            String challenge) {
+        return credentialRefused(exchange, Refusal.Kind.UNKNOWN_API_KEY, status, challenge,
+                "The API key in " + where + " is not known here.");
     }
 
-    /** A refused credential: with 401, {@code WWW-Authenticate} says which header carries the key. */
+    /** A refused credential: with 401, {@code WWW-Authenticate} (the {@code challenge}) says where the key goes. */
     private Mono<Void> credentialRefused(ServerWebExchange exchange, Refusal.Kind kind, HttpStatusCode status,
-            String headerName, String detail) {
+            String challenge, String detail) {
         if (status.value() == HttpStatus.UNAUTHORIZED.value()) {
-            exchange.getResponse().getHeaders().set("WWW-Authenticate",
-                    "ApiKey header=" + JsonText.quote(headerName));
+            exchange.getResponse().getHeaders().set("WWW-Authenticate", challenge);
         }
         HttpStatus known = HttpStatus.resolve(status.value());
         String title = known != null ? known.getReasonPhrase() : "Error";

@@ -1,13 +1,17 @@
 package dev.ratelimiter.gateway;
 
 import java.net.InetSocketAddress;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.IpLiteral;
+import dev.ratelimiter.core.JsonText;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 
 /**
  * Where the filter reads who is calling.
@@ -17,13 +21,47 @@ import org.springframework.web.server.ServerWebExchange;
  * peer is a trusted proxy, the one the proxies' {@code Forwarded} / {@code X-Forwarded-For} entries name (see
  * {@link ClientAddressResolver}); it is never looked up in DNS.
  *
+ * <p>As the {@link RequestIdentityResolver} of a configuration that reads every value from headers, the filter asks it
+ * directly, without a {@link Mono}: the hot path stays what it was before identities could come from elsewhere.
+ *
  * @param apiKeyHeader header carrying the API key
  * @param userHeader header carrying the end-user id
  * @param tenantHeader header carrying the tenant id
+ * @param tierHeader header carrying the tier, set by the authentication (which must strip client-sent copies), or
+ * null to look the tier up by the API key
  * @param addresses how the client's address is told from the connection and the proxies' headers
  */
-public record RequestIdentity(String apiKeyHeader, String userHeader, String tenantHeader,
-        ClientAddressResolver addresses) {
+public record RequestIdentity(String apiKeyHeader, String userHeader, String tenantHeader, String tierHeader,
+        ClientAddressResolver addresses) implements RequestIdentityResolver {
+
+    /** Identity from headers, the tier looked up by the API key. */
+    public RequestIdentity(String apiKeyHeader, String userHeader, String tenantHeader,
+            ClientAddressResolver addresses) {
+        this(apiKeyHeader, userHeader, tenantHeader, null, addresses);
+    }
+
+    @Override
+    public Mono<CallerIdentity> resolve(ServerWebExchange exchange) {
+        HttpHeaders headers = exchange.getRequest().getHeaders();
+        Map<Dimension, String> ambiguous = new EnumMap<>(Dimension.class);
+        putIfRepeated(ambiguous, headers, Dimension.API_KEY, apiKeyHeader);
+        putIfRepeated(ambiguous, headers, Dimension.USER, userHeader);
+        putIfRepeated(ambiguous, headers, Dimension.TENANT, tenantHeader);
+        return Mono.just(new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers),
+                ambiguous));
+    }
+
+    private static void putIfRepeated(Map<Dimension, String> ambiguous, HttpHeaders headers, Dimension dimension,
+            String name) {
+        if (repeated(headers, name)) {
+            ambiguous.put(dimension, name);
+        }
+    }
+
+    @Override
+    public String challenge() {
+        return "ApiKey header=" + JsonText.quote(apiKeyHeader);
+    }
 
     /**
      * The identity header the request carries more than once, of those the rules read, or null. Two values are two
@@ -41,7 +79,7 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         return tenant && repeated(headers, tenantHeader) ? tenantHeader : null;
     }
 
-    private static boolean repeated(HttpHeaders headers, String name) {
+    static boolean repeated(HttpHeaders headers, String name) {
         List<String> values = headers.get(name);
         return values != null && values.size() > 1;
     }
@@ -58,6 +96,14 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         return nonBlank(headers.getFirst(tenantHeader));
     }
 
+    /**
+     * The tier the authentication set, or null. Sent twice, one of the two came from the client past an
+     * authentication that appends instead of replacing: neither is believed, and the key's tier applies.
+     */
+    String tier(HttpHeaders headers) {
+        return tierHeader == null || repeated(headers, tierHeader) ? null : nonBlank(headers.getFirst(tierHeader));
+    }
+
     /** The client's network as a bucket name, or null when the server does not know the peer. */
     String clientIp(ServerWebExchange exchange) {
         InetSocketAddress peer = exchange.getRequest().getRemoteAddress();
@@ -72,7 +118,8 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
     }
 
     /** Where a dimension's value comes from, in words a client can act on. */
-    String describe(Dimension dimension) {
+    @Override
+    public String describe(Dimension dimension) {
         if (dimension == null) {
             return "a value";
         }
@@ -87,6 +134,6 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
     }
 
     private static String nonBlank(String value) {
-        return value == null || value.isBlank() ? null : value;
+        return CallerIdentity.nonBlank(value);
     }
 }

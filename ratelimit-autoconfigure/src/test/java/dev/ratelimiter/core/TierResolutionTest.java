@@ -59,6 +59,38 @@ class TierResolutionTest {
                 .tierFor("made-up")).as("under the kill switch").isEqualTo("free");
     }
 
+    @Test
+    void aTrustedTierThisRuleSetKnowsWinsAndAnyOtherFallsBackToTheKeysTier() {
+        RuleSet rules = RuleSet.builder("free").apiKey("acme-key", "pro").enforce("trial", true)
+                .unknownApiKeys(UnknownApiKeyPolicy.REJECT, null)
+                .rule(tierDefault("free", 100)).rule(tierDefault("enterprise", 1000)).build();
+
+        assertThat(rules.tierFor("acme-key", "enterprise")).as("a tier only a rule names").isEqualTo("enterprise");
+        assertThat(rules.tierFor("made-up", "trial")).as("vouched for, so not an unknown key").isEqualTo("trial");
+        assertThat(rules.tierFor("acme-key", "platinum")).as("a tier nobody configured").isEqualTo("pro");
+        assertThat(rules.tierFor("made-up", "platinum")).isEqualTo(RuleSet.UNKNOWN_KEYS);
+        assertThat(rules.tierFor("acme-key", RuleSet.UNKNOWN_KEYS)).as("the reserved name is no tier")
+                .isEqualTo("pro");
+        assertThat(rules.tierFor(null, null)).isEqualTo("free");
+        assertThat(rules.knowsTier("free")).isTrue();
+        assertThat(rules.knowsTier("platinum")).isFalse();
+    }
+
+    @Test
+    void aCustomerOverrideStillAppliesToACallerWithATrustedTier() {
+        Rule override = new Rule("acme-override", "tier-default", new Match(Set.of(), List.of(), Set.of(), Set.of(),
+                Set.of("acme-key")), List.of(Dimension.API_KEY), TokenBucketLimit.of("acme.", 5, 5,
+                        Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
+        RuleSet rules = RuleSet.builder("free").rule(tierDefault("free", 100)).rule(tierDefault("pro", 1000))
+                .rule(override).build();
+
+        String tier = rules.tierFor("acme-key", "pro");
+        assertThat(tier).isEqualTo("pro");
+        assertThat(rules.applicableTo(request("acme-key", tier))).extracting(Rule::id)
+                .containsExactly("acme-override");
+        assertThat(rules.applicableTo(request("other-key", tier))).extracting(Rule::id).containsExactly("pro.default");
+    }
+
     private static Rule tierDefault(String tier, long capacity) {
         return new Rule(tier + ".default", "tier-default", new Match(Set.of(), List.of(), Set.of(), Set.of(tier),
                 Set.of()), List.of(Dimension.API_KEY), TokenBucketLimit.of(tier + ".", capacity, capacity,

@@ -19,13 +19,22 @@ final class GatewayInstance {
      * {@code redisUrl}, and the given properties on top.
      */
     static ConfigurableApplicationContext start(String redisUrl, String upstream, String... properties) {
+        return start(List.of(), redisUrl, upstream, properties);
+    }
+
+    /** As {@link #start(String, String, String...)}, with these configurations beside the test gateway's. */
+    static ConfigurableApplicationContext start(List<Class<?>> configurations, String redisUrl, String upstream,
+            String... properties) {
         List<String> all = new ArrayList<>(List.of("server.port=0",
                 "spring.data.redis.url=" + redisUrl,
                 "spring.cloud.gateway.server.webflux.routes[0].id=api",
                 "spring.cloud.gateway.server.webflux.routes[0].uri=" + upstream,
                 "spring.cloud.gateway.server.webflux.routes[0].predicates[0]=Path=/api/**"));
         all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(TestGatewayApplication.class).properties(all.toArray(String[]::new)).run();
+        List<Class<?>> sources = new ArrayList<>(List.of(TestGatewayApplication.class));
+        sources.addAll(configurations);
+        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).properties(all.toArray(String[]::new))
+                .run();
     }
 
     /** The port the instance's web server listens on now. */

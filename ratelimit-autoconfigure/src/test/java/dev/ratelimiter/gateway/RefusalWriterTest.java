@@ -159,7 +159,7 @@ class RefusalWriterTest {
         }));
         MockServerWebExchange exchange = exchange();
 
-        writer.missingApiKey(exchange, HttpStatus.UNAUTHORIZED, "X-API-Key").block(Duration.ofSeconds(5));
+        writer.missingApiKey(exchange, HttpStatus.UNAUTHORIZED, "the X-API-Key header", "ApiKey header=\"X-API-Key\"").block(Duration.ofSeconds(5));
 
         String text = exchange.getResponse().getBodyAsString().block(Duration.ofSeconds(5));
         assertThat(exchange.getResponse().getHeaders().getContentLength())

@@ -13,7 +13,8 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 
 /**
- * Routes {@code /api/**}, {@code /reports/**} and {@code /login/**} to the demo upstream. Routes to real APIs are
+ * Routes {@code /api/**}, {@code /reports/**}, {@code /login/**} and (with a JWT, see {@link DemoSecurity})
+ * {@code /secure/**} to the demo upstream. Routes to real APIs are
  * usually written in {@code application.yml} instead; these are code only because the demo upstream's port is chosen
  * at start.
  *
@@ -59,6 +60,12 @@ class DemoRoutes {
                 .route("demo-login", route -> limited(route.path("/login/**"), gatewayLimiter, replenishRate,
                         burstCapacity, apiKeyResolver)
                         .metadata("route-class", "login")
+                        .metadata("ratelimit-priority", "critical")
+                        .uri(uri))
+                // JWT only (DemoSecurity): the caller's key, tenant and tier come from the token's claims
+                .route("demo-secure", route -> route.path("/secure/**")
+                        .filters(filters -> filters.rewritePath("/secure/(?<rest>.*)", "/api/${rest}"))
+                        .metadata("route-class", "default")
                         .metadata("ratelimit-priority", "critical")
                         .uri(uri))
                 .build();

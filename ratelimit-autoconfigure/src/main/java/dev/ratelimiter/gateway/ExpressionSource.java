@@ -1,0 +1,179 @@
+package dev.ratelimiter.gateway;
+
+import java.security.Principal;
+import java.util.Set;
+
+import dev.ratelimiter.core.InvalidLimitException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.TypedValue;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * A SpEL expression over the request ({@link IdentityExpressionRoot}), e.g.
+ * {@code headers['X-Client'] ?: claims['client_id']}. Parsed and checked once, at start-up: an expression that does
+ * not parse, or uses a method call, a type, bean or constructor reference, a variable, an assignment or a property the
+ * root does not have, fails the start-up naming its setting. What is left can only read strings and maps the request offers and combine them with
+ * operators ({@code ?:}, {@code ? :}, {@code +}, comparisons), evaluated in a {@link SimpleEvaluationContext} whose only
+ * property accessor is the root's: not even a getter of a value it reaches is called. An expression that fails on a
+ * request (a property of null, say) gives no value: the request is decided as one without it.
+ */
+public final class ExpressionSource implements IdentitySource {
+
+    private static final Logger logger = LoggerFactory.getLogger(ExpressionSource.class);
+
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+    private static final EvaluationContext CONTEXT = SimpleEvaluationContext.forPropertyAccessors(new RootAccessor())
+            .withAssignmentDisabled().build();
+
+    private final String setting;
+    private final Expression expression;
+    private final boolean readsPrincipal;
+    private final boolean claimsReadable;
+    private final WarnOnce failures = new WarnOnce(logger);
+
+    /**
+     * @param setting the property the expression was given in, for messages
+     * @param text the expression
+     * @param claimsReadable whether Spring Security's OAuth2 classes are present ({@link ClaimSource#available}); an
+     * expression reading {@code claims} without them fails the start-up
+     */
+    public ExpressionSource(String setting, String text, boolean claimsReadable) {
+        this.setting = setting;
+        try {
+            this.expression = PARSER.parseExpression(text);
+        }
+        catch (ParseException ex) {
+            throw new InvalidLimitException(setting, setting + " '" + text + "' is not a valid expression: "
+                    + ex.getMessage());
+        }
+        SpelNode ast = ((SpelExpression) expression).getAST();
+        check(ast, text);
+        this.readsPrincipal = reads(ast, Set.of("principal", "claims"));
+        if (reads(ast, Set.of("claims")) && !claimsReadable) {
+            throw new InvalidLimitException(setting, setting + " reads claims, but Spring Security's OAuth2 resource "
+                    + "server (spring-security-oauth2-resource-server, spring-security-oauth2-jose) is not on the "
+                    + "classpath.");
+        }
+        this.claimsReadable = claimsReadable;
+    }
+
+    @Override
+    public String read(ServerWebExchange exchange, Principal principal) {
+        try {
+            Object value = expression.getValue(CONTEXT, new IdentityExpressionRoot(exchange, principal, claimsReadable));
+            return value == null ? null : CallerIdentity.nonBlank(value.toString());
+        }
+        catch (RuntimeException ex) {
+            failures.warn("{} failed on a request ({}); deciding it as one without that value", setting,
+                    ex.getMessage());
+            return null;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "the value of " + setting;
+    }
+
+    @Override
+    public boolean readsPrincipal() {
+        return readsPrincipal;
+    }
+
+    private void check(SpelNode node, String text) {
+        String refused = refused(node);
+        if (refused != null) {
+            throw new InvalidLimitException(setting, setting + " '" + text + "' uses " + refused + ", which identity "
+                    + "expressions may not: they read " + String.join(", ", IdentityExpressionRoot.NAMES) + " and combine them "
+                    + "with operators, nothing else.");
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            check(node.getChild(i), text);
+        }
+    }
+
+    private static String refused(SpelNode node) {
+        if (node instanceof MethodReference || node instanceof FunctionReference) {
+            return "a method call (" + node.toStringAST() + ")";
+        }
+        if (node instanceof TypeReference || node instanceof ConstructorReference) {
+            return "a type (" + node.toStringAST() + ")";
+        }
+        if (node instanceof BeanReference) {
+            return "a bean reference (" + node.toStringAST() + ")";
+        }
+        if (node instanceof Assign || node instanceof OpInc || node instanceof OpDec) {
+            return "an assignment (" + node.toStringAST() + ")";
+        }
+        if (node instanceof VariableReference && !Set.of("#root", "#this").contains(node.toStringAST())) {
+            return "a variable (" + node.toStringAST() + ")";
+        }
+        if (node instanceof PropertyOrFieldReference property
+                && !IdentityExpressionRoot.PROPERTIES.contains(property.getName())) {
+            // only the root has properties: any other name could never be read
+            return "the unknown property '" + property.getName() + "'";
+        }
+        return null;
+    }
+
+    private static boolean reads(SpelNode node, Set<String> properties) {
+        if (node instanceof PropertyOrFieldReference property && properties.contains(property.getName())) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (reads(node.getChild(i), properties)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Reads the root's properties and nothing else: no getter of any other type is ever called. */
+    private static final class RootAccessor implements PropertyAccessor {
+
+        @Override
+        public Class<?>[] getSpecificTargetClasses() {
+            return new Class<?>[] { IdentityExpressionRoot.class };
+        }
+
+        @Override
+        public boolean canRead(EvaluationContext context, Object target, String name) {
+            return target instanceof IdentityExpressionRoot && IdentityExpressionRoot.PROPERTIES.contains(name);
+        }
+
+        @Override
+        public TypedValue read(EvaluationContext context, Object target, String name) {
+            return new TypedValue(((IdentityExpressionRoot) target).property(name));
+        }
+
+        @Override
+        public boolean canWrite(EvaluationContext context, Object target, String name) {
+            return false;
+        }
+
+        @Override
+        public void write(EvaluationContext context, Object target, String name, Object newValue) {
+            throw new UnsupportedOperationException("identity expressions are read-only");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.ratelimiter.gateway;
+
+import java.security.Principal;
+
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * One place a value of the caller's identity is read from: a header, the authenticated principal, a claim of its
+ * token, an expression over the exchange. Reading is synchronous: the principal, the one thing that may have to be
+ * waited for, is resolved once per request before any source is asked.
+ */
+public interface IdentitySource {
+
+    /** The value for this request, or null; {@code principal} is the authenticated caller, or null. Never blocks. */
+    String read(ServerWebExchange exchange, Principal principal);
+
+    /** Where the value comes from, in words a client can act on, e.g. "the X-User-Id header". */
+    String describe();
+
+    /** Whether it reads the principal: only then does the resolver wait for the security context. */
+    default boolean readsPrincipal() {
+        return false;
+    }
+
+    /** The request header {@code name}. */
+    static IdentitySource header(String name) {
+        return new HeaderSource(name);
+    }
+
+    /** The name of the authenticated principal (for a JWT, its {@code sub} claim); null when nobody is signed in. */
+    static IdentitySource principal() {
+        return PrincipalSource.INSTANCE;
+    }
+
+    /** A request header, read as the header resolver reads it; the resolver tells a header sent twice itself. */
+    record HeaderSource(String name) implements IdentitySource {
+
+        @Override
+        public String read(ServerWebExchange exchange, Principal principal) {
+            return CallerIdentity.nonBlank(exchange.getRequest().getHeaders().getFirst(name));
+        }
+
+        @Override
+        public String describe() {
+            return "the " + name + " header";
+        }
+    }
+}
