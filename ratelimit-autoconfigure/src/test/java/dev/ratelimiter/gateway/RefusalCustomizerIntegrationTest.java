@@ -20,6 +20,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A user's {@link RateLimitResponseCustomizer} beans on a started gateway with a real Redis: they change the 429 the
  * client gets, and one that throws costs the client only the custom parts, never the refusal.
  */
+@DirtiesContext
 @SpringBootTest(classes = { TestGatewayApplication.class, RefusalCustomizerIntegrationTest.Customizers.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ExtendWith(OutputCaptureExtension.class)
