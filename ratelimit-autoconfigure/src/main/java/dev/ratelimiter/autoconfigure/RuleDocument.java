@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,9 +33,9 @@ final class RuleDocument {
     /** A member of the document that is not of a rule's shape; {@code field} names it ({@code match.tiers[1]}). */
     static final class ShapeException extends RuntimeException {
 
-        final String field;
+        final @Nullable String field;
 
-        ShapeException(String field, String message) {
+        ShapeException(@Nullable String field, String message) {
             super(message);
             this.field = field;
         }
@@ -46,7 +47,7 @@ final class RuleDocument {
     /** The settings of a rule document (a JSON object) for the rule {@code id}; refuses a member of another shape. */
     static Map<String, Object> settings(String id, JsonNode document) {
         if (!document.isObject()) {
-            throw new ShapeException("", "A rule document is a JSON object, not " + kind(document) + ".");
+            throw new ShapeException(null, "A rule document is a JSON object, not " + kind(document) + ".");
         }
         Map<String, Object> settings = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> member : document.properties()) {

@@ -7,6 +7,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -34,6 +35,7 @@ public class RulesApiManagementContextConfiguration {
      * match nothing: there are no runtime rules to change.
      */
     @Bean
+    @ConditionalOnMissingBean(name = "rateLimitRulesApi")
     RouterFunction<ServerResponse> rateLimitRulesApi(ObjectProvider<RuleAdmin> admin, ObjectProvider<RuleSync> sync,
             ObjectProvider<RuleSetFactory> factory, ObjectProvider<OperatorAccounts> accounts, Environment environment,
             ApplicationContext context) {
