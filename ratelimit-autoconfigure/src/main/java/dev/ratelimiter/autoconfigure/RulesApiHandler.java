@@ -150,9 +150,13 @@ final class RulesApiHandler {
             case PRECONDITION_FAILED -> HttpStatus.PRECONDITION_FAILED;
             default -> HttpStatus.SERVICE_UNAVAILABLE;
         };
-        String field = document == null || change.outcome() != RuleChange.Outcome.INVALID ? change.field()
-                : RuleDocument.field(id, change.field(), document);
-        return RuleProblems.of(request, status, change.error(), field, change.reason());
+        if (document == null || change.outcome() != RuleChange.Outcome.INVALID || change.field() == null) {
+            return RuleProblems.of(request, status, change.error(), change.field(), change.reason());
+        }
+        // the document's names, in the field and in the sentence: ratelimit.rules.acme.match.api-keys[0] is
+        // match.apiKeys[0] here
+        String field = RuleDocument.field(id, change.field(), document);
+        return RuleProblems.of(request, status, change.error(), field, change.reason().replace(change.field(), field));
     }
 
     /** The rule with that id in force, or a runtime rule that switches it off; null when there is neither. */

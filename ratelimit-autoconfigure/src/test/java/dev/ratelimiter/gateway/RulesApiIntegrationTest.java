@@ -233,6 +233,66 @@ class RulesApiIntegrationTest {
         viewer.get().uri(api.rule("x")).exchange().expectStatus().isNotFound();
     }
 
+    /** A document, and the status and field (null: none) its refusal names. */
+    record Refused(String document, int status, String field) {
+    }
+
+    @Test
+    void everyRefusedDocumentIsAProblemNamingTheFieldAndTheRulesInForceStay() {
+        api.put(admin, "guarded", bucket("api", 40), IF_NONE_MATCH, "*");
+        EntityExchangeResult<String> before = viewer.get().uri(api.path()).exchange().expectBody(String.class)
+                .returnResult();
+        String valid = "\"capacity\": 5, \"refillTokens\": 5, \"refillPeriod\": \"1m\"";
+        String deep = "[".repeat(5000) + "]".repeat(5000);
+        List<Refused> cases = List.of(
+                new Refused("{\"capacity\": \"lots\", \"refillTokens\": 5}", 422, "capacity"),
+                new Refused("{\"capacity\": -1, \"refillTokens\": 5, \"refillPeriod\": \"1m\"}", 422, "capacity"),
+                new Refused("{\"burst\": -1, \"refillTokens\": 5, \"refillPeriod\": \"1m\"}", 422, "burst"),
+                new Refused("{\"capcity\": 5, \"refillTokens\": 5}", 422, "capcity"),
+                new Refused("{\"refill-tokens\": 5, \"capacity\": 5}", 422, "refill-tokens"),
+                new Refused("{" + valid + ", \"match\": {\"tiers\": [\"free\", 5]}}", 422, "match.tiers[1]"),
+                new Refused("{" + valid + ", \"match\": {\"tier\": [\"free\"]}}", 422, "match.tier"),
+                new Refused("{" + valid + ", \"match\": [\"free\"]}", 422, "match"),
+                new Refused("{" + valid + ", \"dimension\": [\"api-key\", \"shoe-size\"]}", 422, "dimension[1]"),
+                new Refused("{" + valid + ", \"mode\": \"sometimes\"}", 422, "mode"),
+                new Refused("{" + valid + ", \"cost\": 1.5}", 422, "cost"),
+                new Refused("{" + valid + ", \"shards\": 99999999999999999999}", 422, "shards"),
+                new Refused("{" + valid + ", \"enabled\": {\"a\": {\"b\": [1, {\"c\": null}]}}}", 422, "enabled"),
+                new Refused("{" + valid + ", \"group\": \"" + "g".repeat(5000) + "\"}", 422, "group"),
+                new Refused("{" + valid + ", \"burst\": 6}", 422, "burst"),
+                new Refused("{" + valid + ", \"id\": \"someone-else\"}", 422, "id"),
+                new Refused("[" + valid.replace(':', ',') + "]", 422, null),
+                new Refused("{" + valid + ",", 400, null),
+                new Refused("{" + valid + "} {}", 400, null),
+                new Refused("{" + valid + ", \"capacity\": 500}", 400, null),
+                new Refused(deep, 400, null),
+                new Refused("", 400, null),
+                new Refused("{" + valid + ", \"paths\": [\"" + "/x".repeat(200_000) + "\"]}", 413, null));
+        for (Refused refused : cases) {
+            String shown = refused.document().length() > 120 ? refused.document().substring(0, 120) + "..."
+                    : refused.document();
+            EntityExchangeResult<String> answer = api.put(admin, "guarded", refused.document(), IF_MATCH, "*");
+            assertThat(answer.getStatus().value()).as(shown + " -> " + answer.getResponseBody())
+                    .isEqualTo(refused.status());
+            JsonNode problem = json(answer);
+            assertThat(answer.getResponseHeaders().getContentType()).as(shown)
+                    .isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+            assertThat(problem.get("status").asInt()).isEqualTo(refused.status());
+            assertThat(problem.get("type").asString()).startsWith("urn:ratelimit:problem:");
+            assertThat(problem.get("detail").asString()).as(shown).isNotBlank();
+            assertThat(problem.has("field") ? problem.get("field").asString() : null).as(shown + " -> " + problem)
+                    .isEqualTo(refused.field());
+        }
+        for (String type : List.of("text/plain", "application/x-www-form-urlencoded")) {
+            admin.put().uri(api.rule("guarded")).header("Content-Type", type).header(IF_MATCH, "*")
+                    .bodyValue("capacity=1").exchange().expectStatus().isEqualTo(415);
+        }
+        EntityExchangeResult<String> after = viewer.get().uri(api.path()).exchange().expectBody(String.class)
+                .returnResult();
+        assertThat(version(after)).isEqualTo(version(before));
+        assertThat(json(after)).isEqualTo(json(before));
+    }
+
     static JsonNode json(EntityExchangeResult<String> result) {
         return JsonMapper.builder().build().readTree(result.getResponseBody());
     }
