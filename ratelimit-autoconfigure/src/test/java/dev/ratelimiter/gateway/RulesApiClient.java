@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -11,6 +12,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * A client of the rules API for the tests, as admin or viewer, that records every answer as {@code "<path template>
@@ -60,6 +62,27 @@ final class RulesApiClient {
                 seen.add(template + " " + request.method().name().toLowerCase() + " " + response.statusCode().value());
             }
         });
+    }
+
+    /**
+     * The answers seen so far that the OpenAPI document (YAML) does not list: a path template, method or status it
+     * lacks. Should be none.
+     */
+    @SuppressWarnings("unchecked")
+    static Set<String> undocumented(String openApi) {
+        Map<String, Object> paths = (Map<String, Object>) new Yaml().<Map<String, Object>>load(openApi).get("paths");
+        Set<String> missing = new TreeSet<>();
+        for (String answer : seen) {
+            String[] parts = answer.split(" ");
+            Map<String, Object> item = (Map<String, Object>) paths.get(parts[0]);
+            Map<String, Object> operation = item == null ? null : (Map<String, Object>) item.get(parts[1]);
+            Map<Object, Object> responses = operation == null ? null
+                    : (Map<Object, Object>) operation.get("responses");
+            if (responses == null || !responses.containsKey(parts[2])) {
+                missing.add(answer);
+            }
+        }
+        return missing;
     }
 
     /** A PUT of {@code document} (a JSON text) with the given precondition header, answered as it comes. */

@@ -6,12 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import dev.ratelimiter.redis.LimiterConnection;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
@@ -85,16 +86,11 @@ class RulesApiIntegrationTest {
     }
 
     @Autowired
-    LimiterConnection connection;
+    ConfigurableApplicationContext context;
 
-    /** Until Redis first answers, decisions fall back to the local failure mode, whose buckets are larger. */
     @BeforeEach
-    void clients() throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        while (!connection.connected() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(connection.connected()).as("the limiter's Redis connection is open").isTrue();
+    void clients() {
+        GatewayInstance.awaitRedis(context);
         api = new RulesApiClient(managementPort, "/v1/rules");
         admin = api.as(ADMIN, ADMIN_PASSWORD);
         viewer = api.as(VIEWER, VIEWER_PASSWORD);
@@ -291,6 +287,26 @@ class RulesApiIntegrationTest {
                 .returnResult();
         assertThat(version(after)).isEqualTo(version(before));
         assertThat(json(after)).isEqualTo(json(before));
+    }
+
+    /**
+     * Last, from what every test saw: each path, method and status answered is in the OpenAPI document the API
+     * serves, which is the starter's own with the mount's path.
+     */
+    @AfterAll
+    static void everyAnswerSeenIsInTheOpenApiDocument(@Autowired ConfigurableApplicationContext context)
+            throws IOException {
+        int managementPort = Integer.parseInt(context.getEnvironment().getProperty("local.management.port"));
+        String served = new RulesApiClient(managementPort, "/v1/rules").as(VIEWER, VIEWER_PASSWORD).get()
+                .uri("/v1/rules/_openapi.yaml").exchange().expectStatus().isOk().expectHeader()
+                .contentTypeCompatibleWith(MediaType.APPLICATION_YAML).expectBody(String.class).returnResult()
+                .getResponseBody();
+        try (var in = RulesApiIntegrationTest.class.getClassLoader()
+                .getResourceAsStream("META-INF/ratelimit/rules-api.openapi.yaml")) {
+            assertThat(served).isEqualTo(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        assertThat(RulesApiClient.seen).hasSizeGreaterThan(10);
+        assertThat(RulesApiClient.undocumented(served)).isEmpty();
     }
 
     static JsonNode json(EntityExchangeResult<String> result) {
