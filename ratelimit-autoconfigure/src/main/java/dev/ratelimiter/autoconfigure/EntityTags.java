@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +16,9 @@ import org.springframework.http.HttpHeaders;
  */
 final class EntityTags {
 
+    /** A version no rule set has: what an If-Match of nothing but unusable tags asks for. */
+    static final long NEVER = -2;
+
     private EntityTags() {
     }
 
@@ -25,8 +29,8 @@ final class EntityTags {
     /**
      * The condition of a write, or null when the request sets none (the API then answers 428): {@code If-Match: *}
      * (the rule exists), {@code If-Match: "17"} (and the rules are at version 17), {@code If-None-Match: *} (the rule
-     * does not exist). An {@code If-Match} of weak or foreign tags only can match nothing: {@link WriteCondition}
-     * with no version ever current.
+     * does not exist). An {@code If-Match} of weak or foreign tags only can match nothing: a condition on
+     * {@link #NEVER}.
      */
     static @Nullable WriteCondition condition(HttpHeaders headers) {
         List<String> ifMatch = values(headers.get(HttpHeaders.IF_MATCH));
@@ -50,14 +54,11 @@ final class EntityTags {
         return null;
     }
 
-    /** A version no rule set has: what an If-Match of nothing but unusable tags asks for. */
-    static final long NEVER = -2;
-
     private static List<String> values(@Nullable List<String> headers) {
         if (headers == null) {
             return List.of();
         }
-        return headers.stream().flatMap(value -> java.util.Arrays.stream(value.split(",")))
+        return headers.stream().flatMap(value -> Arrays.stream(value.split(",")))
                 .map(String::trim).filter(tag -> !tag.isEmpty()).toList();
     }
 }

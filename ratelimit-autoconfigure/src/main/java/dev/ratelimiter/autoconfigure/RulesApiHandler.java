@@ -14,6 +14,8 @@ import dev.ratelimiter.core.RuleChange;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.WriteCondition;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -53,7 +55,7 @@ final class RulesApiHandler {
             body.put("version", rules.version());
             body.put("ruleStore", sync.status().state());
             body.put("rules", all);
-            return ok(HttpStatus.OK, rules.version(), body);
+            return ok(rules.version(), body);
         });
     }
 
@@ -63,7 +65,7 @@ final class RulesApiHandler {
             RuleSet rules = sync.rulesInForce();
             Map<String, Object> rule = inForce(id, rules);
             return rule == null ? RuleProblems.of(request, HttpStatus.NOT_FOUND, "unknown_rule", null,
-                    "There is no rule '" + id + "'.") : ok(HttpStatus.OK, rules.version(), rule);
+                    "There is no rule '" + id + "'.") : ok(rules.version(), rule);
         });
     }
 
@@ -111,7 +113,19 @@ final class RulesApiHandler {
                                 : "Reading the rules needs the " + OperatorAccounts.Role.VIEWER.roleName() + " or "
                                         + OperatorAccounts.Role.ADMIN.roleName() + " role.")))
                 .onErrorResume(RuleApiRefusal.class, refusal -> RuleProblems.of(request, refusal.status, refusal.error,
-                        refusal.field, refusal.getMessage()));
+                        refusal.field, refusal.getMessage()))
+                .flatMap(response -> drained(request).thenReturn(response));
+    }
+
+    /**
+     * The request's body read to its end before the answer, when the answer did not need it (a refused write): a
+     * connection whose request was not read to its end is not read again, and the client's next request on it would
+     * wait for an answer that never comes.
+     */
+    private static Mono<Void> drained(ServerRequest request) {
+        return request.bodyToFlux(DataBuffer.class).doOnNext(DataBufferUtils::release).then()
+                // already read (the rule document): nothing left
+                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.empty());
     }
 
     private static Mono<WriteCondition> condition(ServerRequest request) {
@@ -141,7 +155,7 @@ final class RulesApiHandler {
                 return ServerResponse.noContent().eTag(EntityTags.of(version)).build();
             }
             Map<String, Object> rule = inForce(id, sync.rulesInForce());
-            return ok(HttpStatus.OK, version, rule != null ? rule : Map.of("id", id));
+            return ok(version, rule != null ? rule : Map.of("id", id));
         }
         HttpStatus status = switch (change.outcome()) {
             case INVALID -> "id".equals(change.field()) ? HttpStatus.BAD_REQUEST : HttpStatus.UNPROCESSABLE_CONTENT;
@@ -186,8 +200,8 @@ final class RulesApiHandler {
         return described;
     }
 
-    private static Mono<ServerResponse> ok(HttpStatus status, long version, Object body) {
-        return ServerResponse.status(status).eTag(EntityTags.of(version)).contentType(MediaType.APPLICATION_JSON)
+    private static Mono<ServerResponse> ok(long version, Object body) {
+        return ServerResponse.ok().eTag(EntityTags.of(version)).contentType(MediaType.APPLICATION_JSON)
                 .header(HttpHeaders.CACHE_CONTROL, "no-store").bodyValue(body);
     }
 
