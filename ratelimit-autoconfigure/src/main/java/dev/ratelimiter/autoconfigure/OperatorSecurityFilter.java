@@ -35,16 +35,19 @@ final class OperatorSecurityFilter {
      * @param wholePort whether the filter guards a port that serves only the endpoints (then every request on it
      * is checked, including paths no endpoint claims) or the application's port (then only the exposed endpoints'
      * paths, and nothing else enters Spring Security)
+     * @param rulesApi the rules API's path patterns ({@link RulesApiMount#patterns()}), empty when it is not served:
+     * its reads for the viewer and the admin, its writes for the admin, like the endpoints'
      */
     static WebFilter of(OperatorAccounts accounts, PathMappedEndpoints endpoints, OperatorSecurityProperties settings,
-            boolean wholePort) {
+            boolean wholePort, String... rulesApi) {
         String[] publicPaths = paths(endpoints, settings.getPublicEndpoints());
         String[] viewerPaths = paths(endpoints, settings.getViewerEndpoints());
         String base = endpoints.getBasePath();
         boolean discovery = !base.isEmpty() && !base.equals("/");
         String viewer = OperatorAccounts.Role.VIEWER.roleName();
         String admin = OperatorAccounts.Role.ADMIN.roleName();
-        ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange() : endpointPaths(endpoints);
+        ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange()
+                : endpointPaths(endpoints, rulesApi);
         ServerHttpSecurity http = ServerHttpSecurity.http()
                 .securityMatcher(scope)
                 .authenticationManager(authenticate(accounts))
@@ -63,6 +66,9 @@ final class OperatorSecurityFilter {
                         }
                         if (viewerPaths.length > 0) {
                             exchanges.pathMatchers(read, viewerPaths).hasAnyRole(viewer, admin);
+                        }
+                        if (rulesApi.length > 0) {
+                            exchanges.pathMatchers(read, rulesApi).hasAnyRole(viewer, admin);
                         }
                         if (discovery) {
                             exchanges.pathMatchers(read, base).hasAnyRole(viewer, admin);
@@ -94,9 +100,9 @@ final class OperatorSecurityFilter {
         return paths.toArray(String[]::new);
     }
 
-    /** Every exposed endpoint's path and what lies below it, and the discovery page at the base path. */
-    private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints) {
-        List<String> patterns = new ArrayList<>();
+    /** Every exposed endpoint's path and what lies below it, the discovery page at the base path, the rules API. */
+    private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints, String... rulesApi) {
+        List<String> patterns = new ArrayList<>(List.of(rulesApi));
         String base = endpoints.getBasePath();
         if (!base.isEmpty() && !base.equals("/")) {
             patterns.add(base);

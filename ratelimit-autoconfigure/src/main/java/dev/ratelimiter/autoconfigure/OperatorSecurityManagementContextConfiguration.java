@@ -15,7 +15,7 @@ import org.springframework.web.server.WebFilter;
 /**
  * The filter that authenticates the actuator endpoints, in the context that serves them: with a management port of
  * its own, its child context (where it guards the whole port and costs the gateway's traffic nothing); without one,
- * the application's context, where it guards only the endpoints' paths.
+ * the application's context, where it guards only the endpoints' paths (and the rules API's, when it is served there).
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
 @ConditionalOnClass(name = RateLimitOperatorSecurityAutoConfiguration.SPRING_SECURITY)
@@ -31,7 +31,9 @@ public class OperatorSecurityManagementContextConfiguration {
     @Order(ORDER)
     WebFilter rateLimitOperatorSecurityFilter(OperatorAccounts accounts, PathMappedEndpoints endpoints,
             OperatorSecurityProperties properties, Environment environment) {
+        RulesApiMount rulesApi = RulesApiMount.of(environment);
         return OperatorSecurityFilter.of(accounts, endpoints, properties,
-                OperatorEndpointExposure.of(environment).separatePort());
+                OperatorEndpointExposure.of(environment).separatePort(),
+                rulesApi != null ? rulesApi.patterns() : new String[0]);
     }
 }

@@ -50,8 +50,13 @@ public final class RuleAdmin {
 
     /** {@link #put(String, Map)} on behalf of {@code operator}, written to the audit log. */
     public RuleChange put(String id, Map<String, Object> settings, String operator) {
+        return put(id, settings, operator, WriteCondition.NONE);
+    }
+
+    /** {@link #put(String, Map, String)} only if the rules meet {@code condition} when the rule is written. */
+    public RuleChange put(String id, Map<String, Object> settings, String operator, WriteCondition condition) {
         long before = sync.status().version();
-        return audited(operator, "put-rule", id, before, putRule(id, settings));
+        return audited(operator, "put-rule", id, before, putRule(id, settings, condition));
     }
 
     public RuleChange delete(String id) {
@@ -60,8 +65,13 @@ public final class RuleAdmin {
 
     /** {@link #delete(String)} on behalf of {@code operator}, written to the audit log. */
     public RuleChange delete(String id, String operator) {
+        return delete(id, operator, WriteCondition.NONE);
+    }
+
+    /** {@link #delete(String, String)} only if the rules meet {@code condition} when the rule is deleted. */
+    public RuleChange delete(String id, String operator, WriteCondition condition) {
         long before = sync.status().version();
-        return audited(operator, "delete-rule", id, before, deleteRule(id));
+        return audited(operator, "delete-rule", id, before, deleteRule(id, condition));
     }
 
     /** Sets the kill switch or a tier's enforcement flag; answers 200 only once it is in force on this instance. */
@@ -97,7 +107,7 @@ public final class RuleAdmin {
         return result;
     }
 
-    private RuleChange putRule(String id, Map<String, Object> settings) {
+    private RuleChange putRule(String id, Map<String, Object> settings, WriteCondition condition) {
         if (!PolicyNames.isValid(id)) {
             return RuleChange.refused(Outcome.INVALID, "invalid_rule", "id",
                     "Rule ids must be 1 to 128 letters, digits, '.', '_' or "
@@ -117,11 +127,11 @@ public final class RuleAdmin {
         catch (InvalidLimitException ex) {
             return RuleChange.refused(Outcome.INVALID, "invalid_rule", ex.setting(), ex.getMessage());
         }
-        return writeRule(id, specs -> specs.put(id, spec),
+        return writeRule(id, condition, specs -> specs.put(id, spec),
                 expected -> store.putRule(id, spec, expected));
     }
 
-    private RuleChange deleteRule(String id) {
+    private RuleChange deleteRule(String id, WriteCondition condition) {
         RuntimeRules latest;
         try {
             latest = sync.latest();
@@ -139,7 +149,7 @@ public final class RuleAdmin {
             return RuleChange.refused(Outcome.NOT_FOUND, "unknown_rule", null,
                     "There is no runtime rule '" + id + "'.");
         }
-        return writeRule(id, specs -> specs.remove(id), expected -> store.deleteRule(id, expected));
+        return writeRule(id, condition, specs -> specs.remove(id), expected -> store.deleteRule(id, expected));
     }
 
     private RuleChange setControl(String name, boolean value) {
@@ -176,10 +186,11 @@ public final class RuleAdmin {
 
     /**
      * Validates a change against the store's latest rules — the whole rule set it would produce — and writes it only
-     * if the store is still at that version; a write that lost a race is validated again on the newer rules.
+     * if the store is still at that version; a write that lost a race is checked and validated again on the newer
+     * rules (where a condition on the version no longer holds).
      */
-    private RuleChange writeRule(String id, Consumer<Map<String, Map<String, String>>> change,
-            LongFunction<Mono<Long>> write) {
+    private RuleChange writeRule(String id, WriteCondition condition,
+            Consumer<Map<String, Map<String, String>>> change, LongFunction<Mono<Long>> write) {
         for (int attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
             RuntimeRules latest;
             try {
@@ -187,6 +198,11 @@ public final class RuleAdmin {
             }
             catch (RuntimeException ex) {
                 return unavailable(ex);
+            }
+            String unmet = condition.unmet(id, latest.version(),
+                    latest.specs().containsKey(id) || factory.isConfigured(id));
+            if (unmet != null) {
+                return RuleChange.refused(Outcome.PRECONDITION_FAILED, "precondition_failed", null, unmet);
             }
             Map<String, Map<String, String>> specs = new HashMap<>(latest.specs());
             change.accept(specs);

@@ -26,6 +26,8 @@ public record RuleChange(Outcome outcome, Map<String, Object> written, String er
         NOT_FOUND(404),
         /** It conflicts with the configuration, another change, or a broken rule the store holds. */
         CONFLICT(409),
+        /** The change was conditional ({@link WriteCondition}) and the rules no longer meet the condition. */
+        PRECONDITION_FAILED(412),
         /** The rule store could not be reached, or the change is written but not in force here yet. */
         UNAVAILABLE(503);
 

@@ -3,7 +3,9 @@ package dev.ratelimiter.gateway;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
+import dev.ratelimiter.redis.LimiterConnection;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -35,6 +37,21 @@ final class GatewayInstance {
         sources.addAll(configurations);
         return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).properties(all.toArray(String[]::new))
                 .run();
+    }
+
+    /**
+     * Waits (at most 20 s) until the instance's limiter has connected to Redis: before, decisions take the local
+     * failure mode, whose buckets are larger than the rule's.
+     */
+    static void awaitRedis(ConfigurableApplicationContext context) {
+        LimiterConnection connection = context.getBean(LimiterConnection.class);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!connection.connected() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        }
+        if (!connection.connected()) {
+            throw new AssertionError("the limiter did not connect to Redis within 20 s");
+        }
     }
 
     /** The port the instance's web server listens on now. */

@@ -61,6 +61,7 @@ class OperatorSecurityIntegrationTest {
                 "ratelimit.tiers.free.limits.default.capacity=3",
                 "ratelimit.tiers.free.limits.default.refill-tokens=1",
                 "ratelimit.tiers.free.limits.default.refill-period=1h");
+        GatewayInstance.awaitRedis(gateway);
     }
 
     @AfterAll

@@ -62,6 +62,14 @@ class OperatorSecuritySamePortIntegrationTest {
     }
 
     @Test
+    void theRulesApiIsNotServedOnTheApplicationsPortUnlessSwitchedOn() throws IOException {
+        assertThat(RawHttp.get(port, "/actuator/v1/rules", "X-API-Key: nobody")).isEqualTo(404);
+        assertThat(RawHttp.send(port, "PUT", "/actuator/v1/rules/x", "{\"capacity\": 1}", "If-Match: *"))
+                .isEqualTo(404);
+        assertThat(RawHttp.get(port, "/v1/rules", "X-API-Key: nobody")).isEqualTo(404);
+    }
+
+    @Test
     void theRoutesSeeNoneOfSpringSecuritysFirewall() throws IOException {
         // paths and methods the gateway routes as they are, and Spring Security's firewall would refuse
         for (String path : List.of("/api/a;b", "/api/a%2Fb", "/api//x", "/api/%25", "/api/a%3Bb", "/api/%2e/x")) {

@@ -1,0 +1,90 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.Map;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import reactor.core.publisher.Mono;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads the rule document of a {@code PUT}: JSON only (a form, which a browser can send anywhere, is 415), at most
+ * {@link #MAX_BYTES}, strictly parsed (a duplicate member is refused, not the last one kept), and of a rule's shape
+ * ({@link RuleDocument}). Every refusal is a {@link RuleApiRefusal}: 415, 413, 400 for what is not JSON, 422 naming
+ * the member for JSON that is no rule.
+ */
+final class RuleDocumentReader {
+
+    /** The largest document read: a rule with a thousand hashed API keys fits several times over. */
+    static final int MAX_BYTES = 256 * 1024;
+
+    private static final JsonMapper json = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    private RuleDocumentReader() {
+    }
+
+    /** The document as parsed, to name the fields of later refusals, and the settings it stands for. */
+    record Read(JsonNode document, Map<String, Object> settings) {
+    }
+
+    static Mono<Read> read(ServerRequest request, String id) {
+        MediaType type = request.headers().contentType().orElse(null);
+        if (type == null || !(MediaType.APPLICATION_JSON.isCompatibleWith(type)
+                || "application".equals(type.getType()) && type.getSubtype().endsWith("+json"))) {
+            return Mono.error(new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
+                    "A rule document is sent as application/json, not " + (type == null ? "without a Content-Type"
+                    : type) + "."));
+        }
+        return DataBufferUtils.join(request.bodyToFlux(DataBuffer.class), MAX_BYTES)
+                .onErrorMap(DataBufferLimitException.class, tooLarge -> new RuleApiRefusal(
+                        HttpStatus.CONTENT_TOO_LARGE, "document_too_large", null,
+                        "A rule document is at most " + MAX_BYTES + " bytes."))
+                .map(buffer -> {
+                    try {
+                        byte[] bytes = new byte[buffer.readableByteCount()];
+                        buffer.read(bytes);
+                        return bytes;
+                    }
+                    finally {
+                        DataBufferUtils.release(buffer);
+                    }
+                })
+                .defaultIfEmpty(new byte[0])
+                .map(bytes -> parse(id, bytes));
+    }
+
+    private static Read parse(String id, byte[] bytes) {
+        if (bytes.length == 0) {
+            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null,
+                    "The request has no rule document.");
+        }
+        JsonNode document;
+        try {
+            document = json.readTree(bytes);
+        }
+        catch (JacksonException ex) {
+            TokenStreamLocation at = ex.getLocation();
+            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null, "The rule document is not "
+                    + "valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr()
+                    + ")") + ": " + ex.getOriginalMessage());
+        }
+        try {
+            return new Read(document, RuleDocument.settings(id, document));
+        }
+        catch (RuleDocument.ShapeException ex) {
+            throw new RuleApiRefusal(HttpStatus.UNPROCESSABLE_CONTENT, "invalid_rule", ex.field, ex.getMessage());
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSync;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The REST rules API as functional routes in the context that serves the actuator (Boot 4 has no controller
+ * endpoints): a management port's own context, or, only when asked for, the application's under the actuator's base
+ * path ({@link RulesApiMount}). Authenticated by the operator filter in the same context, roles checked again by
+ * each handler ({@link RulesApiAccess}).
+ */
+@ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
+@ConditionalOnClass({ RouterFunction.class, JsonMapper.class })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@Conditional(OnRulesApiCondition.class)
+public class RulesApiManagementContextConfiguration {
+
+    /**
+     * Without the rule admin (the rule store switched off, {@code ratelimit.rule-store.enabled=false}) the routes
+     * match nothing: there are no runtime rules to change.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitRulesApi")
+    RouterFunction<ServerResponse> rateLimitRulesApi(ObjectProvider<RuleAdmin> admin, ObjectProvider<RuleSync> sync,
+            ObjectProvider<RuleSetFactory> factory, ObjectProvider<OperatorAccounts> accounts, Environment environment,
+            ApplicationContext context) {
+        RulesApiMount mount = RulesApiMount.of(environment);
+        if (mount == null || admin.getIfAvailable() == null || sync.getIfAvailable() == null) {
+            return request -> Mono.empty();
+        }
+        RuleView view = new RuleView(sync.getObject(), factory.getObject().definitions().keyring());
+        RulesApiAccess access = accounts.getIfAvailable() != null ? RulesApiAccess.byRole() : RulesApiAccess.OPEN;
+        return RulesApiRoutes.of(mount, new RulesApiHandler(admin.getObject(), sync.getObject(), view, access,
+                RulesApiRoutes.openApi(mount, context.getClassLoader())));
+    }
+}
