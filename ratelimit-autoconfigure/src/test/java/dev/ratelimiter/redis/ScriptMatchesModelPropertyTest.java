@@ -125,9 +125,15 @@ class ScriptMatchesModelPropertyTest {
                 AlgorithmModel.Step step = model.preview(call.cost(), trueMicros * 1_000);
                 assertThat(step.allowed()).as("model allows what the script allowed: " + where).isTrue();
                 double tokens = Double.parseDouble(redis.command("HGET", key, "t").trim());
+                double tolerance = 1e-9 * Math.max(1, limit.capacity());
                 assertThat(tokens).as("tokens left: " + where).isCloseTo(step.newValue(),
-                        org.assertj.core.data.Offset.offset(1e-9 * Math.max(1, limit.capacity())));
-                assertThat(placed.remaining()).as("remaining: " + where).isEqualTo(step.remaining());
+                        org.assertj.core.data.Offset.offset(tolerance));
+                // Whole tokens left: the same, except where the tokens left lie within that tolerance of a whole
+                // number, where the script (microseconds, Lua doubles) and the model (nanoseconds) may round the
+                // same real number to either side of it (seen once: 115 against 116).
+                assertThat(placed.remaining()).as("remaining: " + where).isBetween(
+                        Math.min(step.remaining(), (long) Math.floor(step.newValue() - tolerance)),
+                        Math.max(step.remaining(), (long) Math.floor(step.newValue() + tolerance)));
                 model.commit(step);
             }
             else {
