@@ -96,19 +96,41 @@ public final class RefusalWriter {
     public Mono<Void> write(ServerWebExchange exchange, RefusalAnswer answer) {
         ServerHttpResponse response = exchange.getResponse();
         HttpHeaders headers = response.getHeaders();
+        // The request is looked up only for customizers: without them a refusal costs no more than its text.
+        Rendered rendered = render(answer, headers, customizers == null ? null : requestOf(exchange), exchange);
+        response.setStatusCode(rendered.status());
+        if (rendered.headers() != headers) {
+            headers.clear();
+            headers.putAll(rendered.headers());
+        }
+        headers.setContentLength(rendered.body().length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(rendered.body())));
+    }
+
+    /**
+     * An answer as it is to be sent, on any web stack: its status, the headers (the given ones with the answer's
+     * own, or the customizers' changed copy) and its body.
+     *
+     * @param headers the response headers so far (the rate-limit fields); the answer's own are set on them
+     * @param request the request's attributes for the customizers, when the answer does not carry them; may be null
+     * @param exchange the WebFlux exchange, for the customizers to read; null on the Server MVC flavour
+     */
+    public Rendered render(RefusalAnswer answer, HttpHeaders headers, RequestAttributes request,
+            ServerWebExchange exchange) {
         answer.headers(headers::set);
         headers.setContentType(PROBLEM_JSON);
-        // The request is looked up only for customizers: without them a refusal costs no more than its text.
-        byte[] body = customizers == null ? null : customizers.apply(response, new RefusalContext(answer.kind(),
-                answer.ruleIds(), answer.retryAfterSeconds(),
-                answer.request() != null ? answer.request() : requestOf(exchange), exchange), answer.status(),
-                answer.members());
-        if (body == null) {
-            response.setStatusCode(answer.status());
-            body = answer.body();
+        if (customizers != null) {
+            Rendered customized = customizers.apply(headers, new RefusalContext(answer.kind(), answer.ruleIds(),
+                    answer.retryAfterSeconds(), answer.request() != null ? answer.request() : request, exchange), answer.status(), answer.members());
+            if (customized != null) {
+                return customized;
+            }
         }
-        headers.setContentLength(body.length);
-        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+        return new Rendered(answer.status(), headers, answer.body());
+    }
+
+    /** An answer ready to send. */
+    public record Rendered(HttpStatusCode status, HttpHeaders headers, byte[] body) {
     }
 
     private static RequestAttributes requestOf(ServerWebExchange exchange) {

@@ -35,14 +35,17 @@ public final class MvcRateLimiter {
     private final Admission admission;
     private final DecisionWait wait;
     private final Function<String, Map<String, Object>> routeMetadata;
+    private final RefusalWriter refusals;
 
     /**
      * @param identity who is calling, from the request headers
      * @param routeMetadata a route's metadata by its id (empty when it has none)
      * @param waitBound the longest a request waits for its decision (the store timeout and a margin)
+     * @param refusals renders the answers, through the {@code RateLimitResponseCustomizer}s it was made with
      */
     public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, Admission admission,
-            Duration waitBound, Function<String, Map<String, Object>> routeMetadata) {
+            Duration waitBound, Function<String, Map<String, Object>> routeMetadata, RefusalWriter refusals) {
+        this.refusals = refusals;
         this.evaluator = evaluator;
         this.identity = identity;
         this.admission = admission;
@@ -70,11 +73,11 @@ public final class MvcRateLimiter {
             refused = admission.refuseTier(rules, tier);
         }
         if (refused != null) {
-            return answer(refused, HttpHeaders.EMPTY);
+            return answer(refused, new HttpHeaders(), null);
         }
         Map<String, Object> metadata = routeMetadata.apply(routeId);
         RequestAttributes attributes = new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
-                rules.needsClientIp() ? clientIp(request, headers) : null, routeId,
+                rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
                 RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
                 RouteMetadata.cost(metadata));
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
@@ -83,7 +86,7 @@ public final class MvcRateLimiter {
         HttpHeaders rateLimitFields = new HttpHeaders();
         refused = admission.judge(attributes, verdict, rateLimitFields);
         if (refused != null) {
-            return answer(refused, rateLimitFields);
+            return answer(refused, rateLimitFields, attributes);
         }
         // On the servlet response itself: a handler's ServerResponse has read-only headers, and the proxied
         // response adds the upstream's headers to these.
@@ -92,18 +95,16 @@ public final class MvcRateLimiter {
         return next.handle(request);
     }
 
-    private String clientIp(ServerRequest request, HttpHeaders headers) {
-        InetSocketAddress peer = request.remoteAddress().orElse(null);
-        return identity.clientIp(peer, headers);
+    /** From the servlet's peer address, never its host name: nothing here may look a name up in DNS. */
+    private String clientIp(LimitedRequest limited, HttpHeaders headers) {
+        String address = limited.getRemoteAddr();
+        return address == null ? null
+                : identity.clientIp(InetSocketAddress.createUnresolved(address, limited.getRemotePort()), headers);
     }
 
-    private static ServerResponse answer(RefusalAnswer refused, HttpHeaders rateLimitFields) {
-        return ServerResponse.status(refused.status())
-                .headers(headers -> {
-                    headers.addAll(rateLimitFields);
-                    refused.headers(headers::set);
-                })
-                .contentType(RefusalWriter.PROBLEM_JSON)
-                .body(refused.body());
+    private ServerResponse answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes) {
+        RefusalWriter.Rendered rendered = refusals.render(refused, headers, attributes, null);
+        return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
+                .body(rendered.body());
     }
 }

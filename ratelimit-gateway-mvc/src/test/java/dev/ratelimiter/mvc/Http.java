@@ -28,6 +28,12 @@ final class Http {
         return client.sendAsync(request(path, apiKey), HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> getWithTwoKeys(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(TIMEOUT)
+                .header("X-API-Key", "one").header("X-API-Key", "two").GET().build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     private HttpRequest request(String path, String apiKey) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(TIMEOUT)
                 .header("X-API-Key", apiKey).GET().build();

@@ -8,12 +8,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimiter.gateway.RateLimitHeaders;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.Refusal;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -28,8 +32,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  * opt-out.
  */
 @DirtiesContext
-@SpringBootTest(classes = TestMvcGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = { TestMvcGatewayApplication.class, MvcGatewayIntegrationTest.SupportLink.class },
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class MvcGatewayIntegrationTest {
+
+    /** A user's customizer, as on WebFlux: it sees the request's route and adds to the 429. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class SupportLink {
+
+        @Bean
+        RateLimitResponseCustomizer supportLink() {
+            return (refusal, context) -> {
+                if (context.kind() == Refusal.Kind.RATE_LIMITED) {
+                    refusal.getBody().put("support", "https://example.com/limits/" + context.request().routeId());
+                    refusal.getHeaders().set("X-Plan-Upgrade", "https://example.com/pricing");
+                }
+            };
+        }
+    }
 
     @RegisterExtension
     static final MvcGatewayFixture fixture = new MvcGatewayFixture();
@@ -61,6 +81,8 @@ class MvcGatewayIntegrationTest {
         registry.add("ratelimit.rules.three.match.route-ids[1]", () -> "open");
         registry.add("ratelimit.rules.one-at-a-time.algorithm", () -> "concurrency");
         registry.add("ratelimit.rules.one-at-a-time.max-in-progress", () -> "1");
+        // Far longer than the tests wait for a permit to come back: only a release can free it in time.
+        registry.add("ratelimit.rules.one-at-a-time.lease", () -> "60s");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[0]", () -> "held");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[1]", () -> "broken");
     }
@@ -108,8 +130,21 @@ class MvcGatewayIntegrationTest {
         assertThat(body.get("violated-policies").get(0).asString()).isEqualTo("three");
         assertThat(body.get("type").asString()).endsWith("#quota-exceeded");
         assertThat(body.get("status").asInt()).isEqualTo(429);
+        assertThat(body.get("support").asString()).isEqualTo("https://example.com/limits/limited");
+        assertThat(denied.headers().firstValue("X-Plan-Upgrade")).hasValue("https://example.com/pricing");
         assertThat(upstream.hits("/limited/a")).isEqualTo(3);
         assertThat(http.get("/limited/a", "key-b").statusCode()).as("another client's bucket").isEqualTo(200);
+    }
+
+    @Test
+    void anApiKeySentTwiceIsRefusedBeforeAnyRuleIsAsked() throws Exception {
+        HttpResponse<String> refused = http.getWithTwoKeys("/limited/twice");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        JsonNode body = json.readTree(refused.body());
+        assertThat(body.get("error").asString()).isEqualTo("duplicate_identity_header");
+        assertThat(body.get("header").asString()).isEqualTo("X-API-Key");
+        assertThat(upstream.hits("/limited/twice")).isZero();
     }
 
     @Test
@@ -135,6 +170,8 @@ class MvcGatewayIntegrationTest {
         assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         upstream.delay(Duration.ZERO);
         for (int i = 0; i < 3; i++) {
+            // The client has the whole response a moment before the servlet is done with the request.
+            awaitPermitsBack();
             assertThat(http.get("/held/fast", "key-held").statusCode()).as("permit back after response " + i)
                     .isEqualTo(200);
         }
@@ -144,11 +181,33 @@ class MvcGatewayIntegrationTest {
     @Test
     void aConcurrencyPermitIsGivenBackAfterTheUpstreamFailed() throws Exception {
         for (int i = 0; i < 3; i++) {
+            awaitPermitsBack();
             HttpResponse<String> response = http.get("/broken/x", "key-broken");
             assertThat(response.statusCode()).as("request " + i + " failed upstream, not limited")
                     .isGreaterThanOrEqualTo(500);
             assertThat(response.headers().firstValue(RateLimitHeaders.LIMIT)).hasValue("1");
         }
+    }
+
+    /** Waits, 5 s at most, until Redis holds no concurrency permit, and says if one is still held then. */
+    private static void awaitPermitsBack() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (permitsHeld() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(permitsHeld()).as("permits held in Redis").isZero();
+    }
+
+    /** Members of the concurrency buckets (sorted sets under rl:, the instance heartbeats aside). */
+    private static long permitsHeld() {
+        long held = 0;
+        for (String key : fixture.redis().command("KEYS", "rl:*").split("\n")) {
+            if (!key.isBlank() && !key.contains("{instances}")
+                    && "zset".equals(fixture.redis().command("TYPE", key).trim())) {
+                held += Long.parseLong(fixture.redis().command("ZCARD", key).trim());
+            }
+        }
+        return held;
     }
 
     private static void awaitInFlight(int expected) throws InterruptedException {

@@ -10,6 +10,8 @@ import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
@@ -29,7 +31,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
- * WebFlux flavour, deciding on the servlet thread with a bounded wait. Identity comes from request headers.
+ * WebFlux flavour, deciding on the servlet thread with a bounded wait. Identity comes from request headers; every
+ * {@link RateLimitResponseCustomizer} bean changes the answers, as on WebFlux.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class },
         afterName = "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration")
@@ -49,7 +52,8 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
-            ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway) {
+            ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
+            ObjectProvider<RateLimitResponseCustomizer> customizers) {
         RequestIdentity identity = AdapterSettings.headersOnlyIdentity(properties, "Gateway Server MVC flavour");
         Admission admission = new Admission(evaluator, identity, AdapterSettings.apiKeyRefusals(properties),
                 AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),
@@ -57,7 +61,8 @@ public final class RateLimitMvcAutoConfiguration {
         AdapterSettings.rejectRemovedSettings(properties);
         return new MvcRateLimiter(evaluator, identity, admission,
                 properties.getStore().getTimeout().plus(WAIT_MARGIN),
-                new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)));
+                new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
+                new RefusalWriter(customizers.orderedStream().toList()));
     }
 
     @Bean

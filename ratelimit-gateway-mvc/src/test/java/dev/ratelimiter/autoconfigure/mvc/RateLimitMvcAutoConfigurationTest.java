@@ -12,6 +12,7 @@ import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
@@ -86,6 +87,7 @@ class RateLimitMvcAutoConfigurationTest {
         RequestIdentity identity = new RequestIdentity("X-API-Key", "X-User-Id", "X-Tenant-Id", null);
         return new MvcRateLimiter(evaluator, identity, new Admission(evaluator, identity,
                 new ApiKeyRefusals(false, HttpStatus.UNAUTHORIZED, HttpStatus.UNAUTHORIZED), ApiKeyFormat.ANY,
-                VerdictListener.all(List.of()), Clock.systemUTC()), Duration.ofMillis(10), routeId -> Map.of());
+                VerdictListener.all(List.of()), Clock.systemUTC()), Duration.ofMillis(10), routeId -> Map.of(),
+                RefusalWriter.defaults());
     }
 }
