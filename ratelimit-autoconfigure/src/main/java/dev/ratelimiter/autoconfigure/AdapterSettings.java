@@ -46,8 +46,8 @@ public final class AdapterSettings {
 
     /**
      * The identity from headers only, as a filter that reads nothing else needs it (the Server MVC flavour): a source
-     * beyond the headers (principal, claim, expression, key resolver, a tier claim) fails the start-up saying so, rather
-     * than being ignored.
+     * beyond the headers (principal, claim, expression, key resolver, a tier claim) fails the start-up saying so,
+     * rather than being ignored.
      */
     public static RequestIdentity headersOnlyIdentity(RateLimitProperties properties, String flavour) {
         IdentityProperties identity = properties.getIdentity();

@@ -51,8 +51,8 @@ public final class RateLimitGatewayAutoConfiguration {
         ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
-        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity), refusals,
-                AdapterSettings.apiKeyFormat(properties),
+        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity),
+                refusals, AdapterSettings.apiKeyFormat(properties),
                 VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
                 refusalWriter);
     }

@@ -120,8 +120,9 @@ public final class RefusalWriter {
         answer.headers(headers::set);
         headers.setContentType(PROBLEM_JSON);
         if (customizers != null) {
-            Rendered customized = customizers.apply(headers, new RefusalContext(answer.kind(), answer.ruleIds(),
-                    answer.retryAfterSeconds(), answer.request() != null ? answer.request() : request, exchange), answer.status(), answer.members());
+            RefusalContext context = new RefusalContext(answer.kind(), answer.ruleIds(), answer.retryAfterSeconds(),
+                    answer.request() != null ? answer.request() : request, exchange);
+            Rendered customized = customizers.apply(headers, context, answer.status(), answer.members());
             if (customized != null) {
                 return customized;
             }

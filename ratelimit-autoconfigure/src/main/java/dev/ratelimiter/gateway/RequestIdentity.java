@@ -109,7 +109,7 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         return clientIp(exchange.getRequest().getRemoteAddress(), exchange.getRequest().getHeaders());
     }
 
-    /** The client's network as a bucket name, from the connecting peer and the request's headers; null without a peer. */
+    /** The client's network as a bucket name, from the connecting peer and the headers; null without a peer. */
     public String clientIp(InetSocketAddress peer, HttpHeaders headers) {
         if (peer == null) {
             return null;

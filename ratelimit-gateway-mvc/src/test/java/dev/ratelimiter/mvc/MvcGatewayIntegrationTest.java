@@ -120,7 +120,8 @@ class MvcGatewayIntegrationTest {
         assertThat(denied.statusCode()).isEqualTo(429);
         assertThat(denied.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(denied.headers().firstValue(RateLimitHeaders.REMAINING)).hasValue("0");
-        assertThat(denied.headers().firstValue(RateLimitHeaders.RATE_LIMIT).orElseThrow()).startsWith("\"three\";r=0;t=");
+        assertThat(denied.headers().firstValue(RateLimitHeaders.RATE_LIMIT).orElseThrow())
+                .startsWith("\"three\";r=0;t=");
         long retryAfter = Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow());
         assertThat(retryAfter).isBetween(1L, 3600L);
         JsonNode body = json.readTree(denied.body());

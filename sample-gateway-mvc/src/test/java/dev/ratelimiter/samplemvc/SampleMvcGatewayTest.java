@@ -21,7 +21,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The sample as the README runs it, on a real Redis: the demo key's burst of 10, then 429s; the probe never limited. */
+/** The sample as the README runs it, on a real Redis: the demo key's burst of 10, then 429s; the probe unlimited. */
 @DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class SampleMvcGatewayTest {

@@ -46,7 +46,7 @@ public final class RateLimitMvcAutoConfiguration {
      * Above the store timeout, which the decision already applies: only a limiter stuck elsewhere is waited on this
      * long, and never longer.
      */
-    static final Duration WAIT_MARGIN = Duration.ofMillis(100);
+    static final Duration WAIT_MARGIN = Duration.ofMillis(200);
 
     @Bean
     @ConditionalOnMissingBean
