@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.IdentitySourceProperties.Source;
-import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ClaimSource;
 import dev.ratelimiter.gateway.ConfiguredIdentityResolver;
@@ -63,13 +62,10 @@ final class IdentityResolvers {
 
     /** The header identity and client address the properties describe (the filter reads the address with it). */
     static RequestIdentity requestIdentity(RateLimitProperties properties, String tierHeader) {
-        IdentityProperties identity = properties.getIdentity();
-        return new RequestIdentity(properties.getApiKey().getHeader(), identity.getUserHeader(),
-                identity.getTenantHeader(), tierHeader, new ClientAddressResolver(identity.getTrustedProxies(),
-                        identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
+        return AdapterSettings.headerIdentity(properties, tierHeader);
     }
 
-    private static boolean headersOnly(IdentityProperties identity) {
+    static boolean headersOnly(IdentityProperties identity) {
         return List.of(Source.HEADER).equals(identity.getApiKey().getSource())
                 && List.of(Source.HEADER).equals(identity.getUser().getSource())
                 && List.of(Source.HEADER).equals(identity.getTenant().getSource());

@@ -2,10 +2,8 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
 
-import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
-import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
@@ -22,7 +20,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
-import org.springframework.http.HttpStatusCode;
 
 /**
  * The Spring Cloud Gateway global filter that rate-limits every routed request, and the writer of the answers it gives
@@ -51,25 +48,11 @@ public final class RateLimitGatewayAutoConfiguration {
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<RequestIdentityResolver> resolvers,
             RefusalWriter refusalWriter) {
-        ApiKeyProperties apiKey = properties.getApiKey();
-        IdentityProperties identity = properties.getIdentity();
-        int unknownStatus = apiKey.getUnknown().getStatus();
-        if (unknownStatus != 401 && unknownStatus != 403) {
-            throw new InvalidLimitException("ratelimit.api-key.unknown.status", "ratelimit.api-key.unknown.status "
-                    + "must be 401 or 403 (a refused credential), but was " + unknownStatus + ".");
-        }
-        ApiKeyRefusals refusals = new ApiKeyRefusals(
-                apiKey.getWhenMissing() == ApiKeyProperties.MissingKeyAction.REJECT,
-                HttpStatusCode.valueOf(apiKey.getMissingStatus()), HttpStatusCode.valueOf(unknownStatus));
-        if (identity.getTrustedProxyHops() != 0) {
-            throw new IllegalStateException("ratelimit.identity.trusted-proxy-hops was removed: it believed the "
-                    + "X-Forwarded-For entry of any peer, so a client reaching the gateway directly chose its own "
-                    + "address. List the addresses of your proxies instead, e.g. ratelimit.identity.trusted-proxies: "
-                    + "[10.0.0.0/8]; their entries are then believed, and nobody else's.");
-        }
-        RequestIdentity requestIdentity = IdentityResolvers.requestIdentity(properties, null);
-        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity), refusals,
-                new ApiKeyFormat(apiKey.getMaxLength(), apiKey.getPattern()),
+        ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
+        AdapterSettings.rejectRemovedSettings(properties);
+        RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
+        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity),
+                refusals, AdapterSettings.apiKeyFormat(properties),
                 VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
                 refusalWriter);
     }

@@ -9,9 +9,7 @@ import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.RequestPermits;
-import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
-import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
 import org.slf4j.Logger;
@@ -34,9 +32,9 @@ import reactor.core.publisher.Mono;
  */
 public final class RateLimitFilter implements GlobalFilter, Ordered {
 
-    public static final String ROUTE_CLASS_METADATA = "route-class";
-    public static final String COST_METADATA = "ratelimit-cost";
-    public static final String DEFAULT_ROUTE_CLASS = "default";
+    public static final String ROUTE_CLASS_METADATA = RouteMetadata.ROUTE_CLASS;
+    public static final String COST_METADATA = RouteMetadata.COST;
+    public static final String DEFAULT_ROUTE_CLASS = RouteMetadata.DEFAULT_ROUTE_CLASS;
 
     /** Exchange attribute holding the request's {@link RequestAttributes}, for filters after this one. */
     public static final String REQUEST_ATTRIBUTE = RateLimitFilter.class.getName() + ".request";
@@ -48,15 +46,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final RequestIdentityResolver resolver;
     /** The resolver when it reads headers only: then asked directly, without a Mono (the hot path). */
     private final RequestIdentity headers;
-    private final String apiKeySource;
-    private final String challenge;
-    private final ApiKeyRefusals refusals;
-    private final ApiKeyFormat apiKeyFormat;
-    private final VerdictListener listener;
-    private final Clock clock;
+    private final Admission admission;
     private final int order;
     private final RefusalWriter refusalWriter;
-    private final WarnOnce unknownTiers = new WarnOnce(logger);
     private final WarnOnce failedResolutions = new WarnOnce(logger);
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
@@ -82,12 +74,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         this.identity = identity;
         this.resolver = resolver;
         this.headers = resolver instanceof RequestIdentity fromHeaders ? fromHeaders : null;
-        this.apiKeySource = resolver.describe(Dimension.API_KEY);
-        this.challenge = resolver.challenge();
-        this.refusals = refusals;
-        this.apiKeyFormat = apiKeyFormat;
-        this.listener = listener;
-        this.clock = clock;
+        this.admission = new Admission(evaluator, resolver, refusals, apiKeyFormat, listener, clock);
         this.order = order;
         this.refusalWriter = refusalWriter;
     }
@@ -132,19 +119,13 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, String duplicated,
             String apiKey, String user, String tenant, String trustedTier) {
-        if (duplicated != null) {
-            return refusalWriter.duplicateIdentity(exchange, duplicated);
+        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
+        String tier = refused != null ? null : admission.tier(rules, apiKey, trustedTier);
+        if (refused == null) {
+            refused = admission.refuseTier(rules, tier);
         }
-        if (apiKey == null && refusals.rejectMissing()) {
-            return refusalWriter.missingApiKey(exchange, refusals.missingStatus(), apiKeySource, challenge);
-        }
-        String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
-        if (malformed != null) {
-            return refusalWriter.invalidApiKey(exchange, apiKeySource, malformed);
-        }
-        String tier = trustedTier == null ? rules.tierFor(apiKey) : trustedTier(rules, apiKey, trustedTier);
-        if (RuleSet.UNKNOWN_KEYS.equals(tier) && rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT) {
-            return refusalWriter.unknownApiKey(exchange, refusals.unknownStatus(), apiKeySource, challenge);
+        if (refused != null) {
+            return refusalWriter.write(exchange, refused);
         }
         RequestAttributes request = attributes(exchange, apiKey, user, tenant, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
@@ -166,36 +147,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                 .doFinally(signal -> permits.end());
     }
 
-    /**
-     * The tier a trusted source named, when the rules know it; else the API key's, as if none were named: a typo in
-     * the authentication's tier names must cost the callers their plan, never their access (and never a 5xx).
-     */
-    private String trustedTier(RuleSet rules, String apiKey, String trusted) {
-        if (!rules.knowsTier(trusted)) {
-            unknownTiers.warn("The trusted tier source named tier '{}', which is not configured; the request is "
-                    + "limited by its API key's tier instead", trusted);
-        }
-        return rules.tierFor(apiKey, trusted);
-    }
-
     private Mono<Void> apply(RequestAttributes request, Verdict verdict, ServerWebExchange exchange,
             GatewayFilterChain chain) {
-        listener.onVerdict(request, verdict);
-        if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
-            return refusalWriter.unavailable(exchange, verdict);
-        }
-        if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
-            Rule rule = verdict.outcomes().get(0).rule();
-            Dimension missing = RateLimitEvaluator.missingOf(rule, request);
-            return refusalWriter.missingIdentity(exchange, rule.id(),
-                    missing == null ? "a value" : resolver.describe(missing));
-        }
-        RateLimitHeaders.write(exchange.getResponse().getHeaders(), verdict, clock.instant().getEpochSecond(),
-                evaluator.region());
-        if (verdict.allowed()) {
-            return chain.filter(exchange);
-        }
-        return refusalWriter.rateLimited(exchange, verdict);
+        RefusalAnswer refused = admission.judge(request, verdict, exchange.getResponse().getHeaders());
+        return refused == null ? chain.filter(exchange) : refusalWriter.write(exchange, refused);
     }
 
     private RequestAttributes attributes(ServerWebExchange exchange, String apiKey, String user, String tenant,
@@ -206,7 +161,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return new RequestAttributes(apiKey, user, tenant,
                 rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
                 RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, tier,
-                cost(metadata));
+                RouteMetadata.cost(metadata));
     }
 
     /**
@@ -221,22 +176,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     /** The route class a route's metadata names, else {@value #DEFAULT_ROUTE_CLASS}. */
     static String routeClassOf(Map<String, Object> metadata) {
-        return String.valueOf(metadata.getOrDefault(ROUTE_CLASS_METADATA, DEFAULT_ROUTE_CLASS));
-    }
-
-    private static int cost(Map<String, Object> metadata) {
-        Object value = metadata.get(COST_METADATA);
-        if (value == null) {
-            return 1;
-        }
-        try {
-            int cost = value instanceof Number number ? number.intValue() : Integer.parseInt(value.toString().trim());
-            return Math.max(1, cost);
-        }
-        catch (NumberFormatException ex) {
-            logger.warn("Route metadata {}='{}' is not a whole number; using cost 1", COST_METADATA, value);
-            return 1;
-        }
+        return RouteMetadata.routeClass(metadata);
     }
 
     @Override

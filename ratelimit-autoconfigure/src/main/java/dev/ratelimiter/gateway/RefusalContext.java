@@ -18,7 +18,8 @@ import org.springframework.web.server.ServerWebExchange;
  * @param request the request as the limiter saw it; {@code null} when it was refused before its identity was known
  * (the 400/401/403 answers other than a missing identity), or shed on a route the limiter did not see
  * @param exchange the exchange being answered, to read (its request, attributes, principal); writing its response
- * here is not supported
+ * here is not supported. {@code null} on the Spring Cloud Gateway Server MVC flavour, which has no exchange: read
+ * {@code request} there
  */
 public record RefusalContext(Refusal.Kind kind, List<String> ruleIds, long retryAfterSeconds,
         RequestAttributes request, ServerWebExchange exchange) {

@@ -13,7 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 
 /**
  * Runs the user's {@link RateLimitResponseCustomizer}s over a refusal. A customizer's mistake must cost the client
@@ -39,13 +38,13 @@ final class RefusalCustomizers {
     }
 
     /**
-     * The customized body, with the status and headers set on the response; {@code null}, the response untouched,
+     * The customized answer, its headers a changed copy of {@code headers}; {@code null}, {@code headers} untouched,
      * when a customizer failed.
      */
-    byte[] apply(ServerHttpResponse response, RefusalContext context, HttpStatusCode status,
+    RefusalWriter.Rendered apply(HttpHeaders headers, RefusalContext context, HttpStatusCode status,
             Consumer<ProblemBody> members) {
         Map<String, Object> body = ProblemBody.map(members);
-        Refusal refusal = new Refusal(status, HttpHeaders.copyOf(response.getHeaders()), body);
+        Refusal refusal = new Refusal(status, HttpHeaders.copyOf(headers), body);
         HttpStatusCode chosen;
         byte[] bytes;
         try {
@@ -68,11 +67,7 @@ final class RefusalCustomizers {
             failed(context, ex);
             return null;
         }
-        response.setStatusCode(chosen);
-        HttpHeaders headers = response.getHeaders();
-        headers.clear();
-        headers.putAll(refusal.getHeaders());
-        return bytes;
+        return new RefusalWriter.Rendered(chosen, refusal.getHeaders(), bytes);
     }
 
     private void failed(RefusalContext context, Throwable failure) {

@@ -69,7 +69,7 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
      * upstream may believe the other. The API key always counts (it picks the tier); the user and tenant only when a
      * rule reads them.
      */
-    String duplicated(HttpHeaders headers, boolean user, boolean tenant) {
+    public String duplicated(HttpHeaders headers, boolean user, boolean tenant) {
         if (repeated(headers, apiKeyHeader)) {
             return apiKeyHeader;
         }
@@ -84,15 +84,15 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         return values != null && values.size() > 1;
     }
 
-    String apiKey(HttpHeaders headers) {
+    public String apiKey(HttpHeaders headers) {
         return nonBlank(headers.getFirst(apiKeyHeader));
     }
 
-    String user(HttpHeaders headers) {
+    public String user(HttpHeaders headers) {
         return nonBlank(headers.getFirst(userHeader));
     }
 
-    String tenant(HttpHeaders headers) {
+    public String tenant(HttpHeaders headers) {
         return nonBlank(headers.getFirst(tenantHeader));
     }
 
@@ -100,20 +100,24 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
      * The tier the authentication set, or null. Sent twice, one of the two came from the client past an
      * authentication that appends instead of replacing: neither is believed, and the key's tier applies.
      */
-    String tier(HttpHeaders headers) {
+    public String tier(HttpHeaders headers) {
         return tierHeader == null || repeated(headers, tierHeader) ? null : nonBlank(headers.getFirst(tierHeader));
     }
 
     /** The client's network as a bucket name, or null when the server does not know the peer. */
     String clientIp(ServerWebExchange exchange) {
-        InetSocketAddress peer = exchange.getRequest().getRemoteAddress();
+        return clientIp(exchange.getRequest().getRemoteAddress(), exchange.getRequest().getHeaders());
+    }
+
+    /** The client's network as a bucket name, from the connecting peer and the headers; null without a peer. */
+    public String clientIp(InetSocketAddress peer, HttpHeaders headers) {
         if (peer == null) {
             return null;
         }
         // A Netty peer is always resolved (an address, never a name); an unresolved one is read as a literal only.
         byte[] address = peer.getAddress() != null ? peer.getAddress().getAddress() : IpLiteral.parse(peer.getHostString());
         List<String> forwarding = addresses.readsForwardingHeaders()
-                ? exchange.getRequest().getHeaders().getOrEmpty(addresses.header().headerName()) : List.of();
+                ? headers.getOrEmpty(addresses.header().headerName()) : List.of();
         return addresses.resolve(address, forwarding);
     }
 

@@ -1,0 +1,74 @@
+package dev.ratelimiter.autoconfigure;
+
+import dev.ratelimiter.core.ApiKeyFormat;
+import dev.ratelimiter.core.ClientAddressResolver;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.RequestIdentity;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.util.StringUtils;
+
+/**
+ * The settings every gateway flavour's filter is built from, read and checked once here: a mistake fails the start-up
+ * naming its setting, on WebFlux and Server MVC alike.
+ */
+public final class AdapterSettings {
+
+    private AdapterSettings() {
+    }
+
+    /** How requests without an API key, or with one nobody listed, are answered. */
+    public static ApiKeyRefusals apiKeyRefusals(RateLimitProperties properties) {
+        ApiKeyProperties apiKey = properties.getApiKey();
+        int unknownStatus = apiKey.getUnknown().getStatus();
+        if (unknownStatus != 401 && unknownStatus != 403) {
+            throw new InvalidLimitException("ratelimit.api-key.unknown.status", "ratelimit.api-key.unknown.status "
+                    + "must be 401 or 403 (a refused credential), but was " + unknownStatus + ".");
+        }
+        return new ApiKeyRefusals(apiKey.getWhenMissing() == ApiKeyProperties.MissingKeyAction.REJECT,
+                HttpStatusCode.valueOf(apiKey.getMissingStatus()), HttpStatusCode.valueOf(unknownStatus));
+    }
+
+    /** The format an API key must have before anything is spent on it. */
+    public static ApiKeyFormat apiKeyFormat(RateLimitProperties properties) {
+        return new ApiKeyFormat(properties.getApiKey().getMaxLength(), properties.getApiKey().getPattern());
+    }
+
+    /** Fails the start-up on the removed {@code trusted-proxy-hops}, saying what replaced it. */
+    public static void rejectRemovedSettings(RateLimitProperties properties) {
+        if (properties.getIdentity().getTrustedProxyHops() != 0) {
+            throw new IllegalStateException("ratelimit.identity.trusted-proxy-hops was removed: it believed the "
+                    + "X-Forwarded-For entry of any peer, so a client reaching the gateway directly chose its own "
+                    + "address. List the addresses of your proxies instead, e.g. ratelimit.identity.trusted-proxies: "
+                    + "[10.0.0.0/8]; their entries are then believed, and nobody else's.");
+        }
+    }
+
+    /**
+     * The identity from headers only, as a filter that reads nothing else needs it (the Server MVC flavour): a source
+     * beyond the headers (principal, claim, expression, key resolver, a tier claim) fails the start-up saying so,
+     * rather than being ignored.
+     */
+    public static RequestIdentity headersOnlyIdentity(RateLimitProperties properties, String flavour) {
+        IdentityProperties identity = properties.getIdentity();
+        if (!IdentityResolvers.headersOnly(identity) || StringUtils.hasText(identity.getTier().getClaim())) {
+            throw new InvalidLimitException("ratelimit.identity", "The " + flavour + " reads the caller's identity "
+                    + "from request headers only; ratelimit.identity names another source (principal, claim, "
+                    + "expression or key-resolver). Use header sources, or the WebFlux gateway for the others.");
+        }
+        String tierHeader = identity.getTier().getHeader();
+        return headerIdentity(properties, StringUtils.hasText(tierHeader) ? tierHeader : null);
+    }
+
+    /**
+     * The header identity and client address the properties describe.
+     *
+     * @param tierHeader the trusted tier header, or null to look the tier up by the API key
+     */
+    public static RequestIdentity headerIdentity(RateLimitProperties properties, String tierHeader) {
+        IdentityProperties identity = properties.getIdentity();
+        return new RequestIdentity(properties.getApiKey().getHeader(), identity.getUserHeader(),
+                identity.getTenantHeader(), tierHeader, new ClientAddressResolver(identity.getTrustedProxies(),
+                        identity.getForwardedHeader(), identity.getIpv4Prefix(), identity.getIpv6Prefix()));
+    }
+}

@@ -1,0 +1,107 @@
+package dev.ratelimiter.gateway;
+
+import java.time.Clock;
+
+import dev.ratelimiter.core.ApiKeyFormat;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.UnknownApiKeyPolicy;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.core.VerdictListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * What the limiter says of a request apart from the store, whatever the web stack: the identity answers it gives
+ * before asking the store, the tier it limits by, and what a verdict becomes (the rate-limit fields, a 429 or 503).
+ * The WebFlux filter and the Server MVC filter both ask this one object, so both flavours answer alike.
+ */
+public final class Admission {
+
+    private static final Logger logger = LoggerFactory.getLogger(Admission.class);
+
+    private final RateLimitEvaluator evaluator;
+    private final RequestIdentityResolver describer;
+    private final String apiKeySource;
+    private final String challenge;
+    private final ApiKeyRefusals refusals;
+    private final ApiKeyFormat apiKeyFormat;
+    private final VerdictListener listener;
+    private final Clock clock;
+    private final WarnOnce unknownTiers = new WarnOnce(logger);
+
+    /**
+     * @param describer names the sources of the identity in the answers; its description of the API key and its
+     * challenge are asked once, here
+     */
+    public Admission(RateLimitEvaluator evaluator, RequestIdentityResolver describer, ApiKeyRefusals refusals,
+            ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock) {
+        this.evaluator = evaluator;
+        this.describer = describer;
+        this.apiKeySource = describer.describe(Dimension.API_KEY);
+        this.challenge = describer.challenge();
+        this.refusals = refusals;
+        this.apiKeyFormat = apiKeyFormat;
+        this.listener = listener;
+        this.clock = clock;
+    }
+
+    /**
+     * The answer to a request whose identity the limiter refuses before any rule is asked, or null.
+     *
+     * @param duplicated the identity source the request named twice, or null
+     */
+    public RefusalAnswer refuseIdentity(RuleSet rules, String duplicated, String apiKey) {
+        if (duplicated != null) {
+            return RefusalAnswer.duplicateIdentity(duplicated);
+        }
+        if (apiKey == null && refusals.rejectMissing()) {
+            return RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource, challenge);
+        }
+        String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
+        return malformed != null ? RefusalAnswer.invalidApiKey(apiKeySource, malformed) : null;
+    }
+
+    /**
+     * The tier a trusted source named, when the rules know it; else the API key's, as if none were named: a typo in
+     * the authentication's tier names must cost the callers their plan, never their access (and never a 5xx).
+     */
+    public String tier(RuleSet rules, String apiKey, String trustedTier) {
+        if (trustedTier == null) {
+            return rules.tierFor(apiKey);
+        }
+        if (!rules.knowsTier(trustedTier)) {
+            unknownTiers.warn("The trusted tier source named tier '{}', which is not configured; the request is "
+                    + "limited by its API key's tier instead", trustedTier);
+        }
+        return rules.tierFor(apiKey, trustedTier);
+    }
+
+    /** The answer to a key the rules do not know when they reject such keys, else null. */
+    public RefusalAnswer refuseTier(RuleSet rules, String tier) {
+        return RuleSet.UNKNOWN_KEYS.equals(tier) && rules.unknownApiKeys() == UnknownApiKeyPolicy.REJECT
+                ? RefusalAnswer.unknownApiKey(refusals.unknownStatus(), apiKeySource, challenge) : null;
+    }
+
+    /**
+     * Reports the verdict to the listeners and writes the rate-limit fields on the response; the answer to give
+     * instead of forwarding the request, or null when it goes on.
+     */
+    public RefusalAnswer judge(RequestAttributes request, Verdict verdict, HttpHeaders responseHeaders) {
+        listener.onVerdict(request, verdict);
+        if (verdict.reason() == Verdict.Reason.STORE_UNAVAILABLE) {
+            return RefusalAnswer.unavailable(verdict);
+        }
+        if (verdict.reason() == Verdict.Reason.MISSING_IDENTITY) {
+            Rule rule = verdict.outcomes().get(0).rule();
+            Dimension missing = RateLimitEvaluator.missingOf(rule, request);
+            return RefusalAnswer.missingIdentity(rule.id(), missing == null ? "a value" : describer.describe(missing));
+        }
+        RateLimitHeaders.write(responseHeaders, verdict, clock.instant().getEpochSecond(), evaluator.region());
+        return verdict.allowed() ? null : RefusalAnswer.rateLimited(verdict);
+    }
+}

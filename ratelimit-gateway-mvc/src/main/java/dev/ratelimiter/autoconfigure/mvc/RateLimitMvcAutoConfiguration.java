@@ -1,0 +1,80 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import dev.ratelimiter.autoconfigure.AdapterSettings;
+import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
+import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimiter.autoconfigure.RateLimitProperties;
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.VerdictListener;
+import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.mvc.MvcRateLimiter;
+import dev.ratelimiter.mvc.RateLimitServletFilter;
+import dev.ratelimiter.mvc.RouteMetadataLookup;
+import dev.ratelimiter.mvc.RouterFunctionLimiting;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
+ * WebFlux flavour, deciding on the servlet thread with a bounded wait. Identity comes from request headers; every
+ * {@link RateLimitResponseCustomizer} bean changes the answers, as on WebFlux.
+ */
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class },
+        afterName = "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration")
+@ConditionalOnClass({ MvcUtils.class, GatewayMvcProperties.class })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitMvcAutoConfiguration {
+
+    /**
+     * Above the store timeout, which the decision already applies: only a limiter stuck elsewhere is waited on this
+     * long, and never longer.
+     */
+    static final Duration WAIT_MARGIN = Duration.ofMillis(200);
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimitEvaluator.class)
+    MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
+            ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
+            ObjectProvider<RateLimitResponseCustomizer> customizers) {
+        RequestIdentity identity = AdapterSettings.headersOnlyIdentity(properties, "Gateway Server MVC flavour");
+        Admission admission = new Admission(evaluator, identity, AdapterSettings.apiKeyRefusals(properties),
+                AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),
+                Clock.systemUTC());
+        AdapterSettings.rejectRemovedSettings(properties);
+        return new MvcRateLimiter(evaluator, identity, admission,
+                properties.getStore().getTimeout().plus(WAIT_MARGIN),
+                new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
+                new RefusalWriter(customizers.orderedStream().toList()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(MvcRateLimiter.class)
+    RateLimitServletFilter rateLimitServletFilter() {
+        return new RateLimitServletFilter();
+    }
+
+    /** Static: a post-processor is made before the other beans, and must not make this configuration early. */
+    @Bean
+    static RouterFunctionLimiting rateLimitRouterFunctions(ObjectProvider<MvcRateLimiter> limiter) {
+        return new RouterFunctionLimiting(limiter);
+    }
+}

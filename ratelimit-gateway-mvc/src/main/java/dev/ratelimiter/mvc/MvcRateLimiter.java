@@ -1,0 +1,110 @@
+package dev.ratelimiter.mvc;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.RefusalAnswer;
+import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.gateway.RouteMetadata;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * Decides every request a Gateway Server MVC route takes, on the servlet thread, before the route's own filters and
+ * the proxying: allowed requests go on with the rate-limit fields on their response; refused ones are answered here
+ * (the same 429/503/400/401 problem bodies as on WebFlux) and never reach the upstream. The decision is the WebFlux
+ * flavour's: the same rule set, request attributes and {@link Admission}; only the waiting differs (see
+ * {@link DecisionWait}).
+ */
+public final class MvcRateLimiter {
+
+    private final RateLimitEvaluator evaluator;
+    private final RequestIdentity identity;
+    private final Admission admission;
+    private final DecisionWait wait;
+    private final Function<String, Map<String, Object>> routeMetadata;
+    private final RefusalWriter refusals;
+
+    /**
+     * @param identity who is calling, from the request headers
+     * @param routeMetadata a route's metadata by its id (empty when it has none)
+     * @param waitBound the longest a request waits for its decision (the store timeout and a margin)
+     * @param refusals renders the answers, through the {@code RateLimitResponseCustomizer}s it was made with
+     */
+    public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, Admission admission,
+            Duration waitBound, Function<String, Map<String, Object>> routeMetadata, RefusalWriter refusals) {
+        this.refusals = refusals;
+        this.evaluator = evaluator;
+        this.identity = identity;
+        this.admission = admission;
+        this.wait = new DecisionWait(waitBound);
+        this.routeMetadata = routeMetadata;
+    }
+
+    /** Whether requests on the route are limited: unless its metadata says {@code ratelimit-enabled: false}. */
+    boolean limits(String routeId) {
+        return RouteMetadata.limited(routeMetadata.apply(routeId));
+    }
+
+    ServerResponse handle(ServerRequest request, HandlerFunction<ServerResponse> next, String routeId,
+            LimitedRequest limited) throws Exception {
+        // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
+        RuleSet rules = evaluator.rules();
+        HttpHeaders headers = request.headers().asHttpHeaders();
+        String duplicated = rules.killSwitch() ? null
+                : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
+        String apiKey = identity.apiKey(headers);
+        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
+        String tier = refused != null ? null
+                : admission.tier(rules, apiKey, identity.tierHeader() == null ? null : identity.tier(headers));
+        if (refused == null) {
+            refused = admission.refuseTier(rules, tier);
+        }
+        if (refused != null) {
+            return answer(refused, new HttpHeaders(), null);
+        }
+        Map<String, Object> metadata = routeMetadata.apply(routeId);
+        RequestAttributes attributes = new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
+                rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
+                RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
+                RouteMetadata.cost(metadata));
+        // The permits belong to the request, not to this call: the servlet filter gives them back once the response
+        // is written, however the request ends.
+        Verdict verdict = wait.await(evaluator.check(rules, attributes, limited.permits()));
+        HttpHeaders rateLimitFields = new HttpHeaders();
+        refused = admission.judge(attributes, verdict, rateLimitFields);
+        if (refused != null) {
+            return answer(refused, rateLimitFields, attributes);
+        }
+        // On the servlet response itself: a handler's ServerResponse has read-only headers, and the proxied
+        // response adds the upstream's headers to these.
+        HttpServletResponse response = limited.response();
+        rateLimitFields.forEach((name, values) -> values.forEach(value -> response.setHeader(name, value)));
+        return next.handle(request);
+    }
+
+    /** From the servlet's peer address, never its host name: nothing here may look a name up in DNS. */
+    private String clientIp(LimitedRequest limited, HttpHeaders headers) {
+        String address = limited.getRemoteAddr();
+        return address == null ? null
+                : identity.clientIp(InetSocketAddress.createUnresolved(address, limited.getRemotePort()), headers);
+    }
+
+    private ServerResponse answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes) {
+        RefusalWriter.Rendered rendered = refusals.render(refused, headers, attributes, null);
+        return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
+                .body(rendered.body());
+    }
+}

@@ -1,0 +1,51 @@
+package dev.ratelimiter.mvc;
+
+import java.util.Optional;
+
+import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * A router function whose gateway routes pass the limiter first. It asks which gateway route matched right after the
+ * match (see {@link LimitedRequest}) and hands the limiter that route's id; a match that was no gateway route, or a
+ * route opted out, is handled as before.
+ */
+final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> {
+
+    private final RouterFunction<ServerResponse> delegate;
+    private final MvcRateLimiter limiter;
+
+    RateLimitedRouterFunction(RouterFunction<ServerResponse> delegate, MvcRateLimiter limiter) {
+        this.delegate = delegate;
+        this.limiter = limiter;
+    }
+
+    @Override
+    public Optional<HandlerFunction<ServerResponse>> route(ServerRequest request) {
+        Object attribute = request.servletRequest().getAttribute(LimitedRequest.ATTRIBUTE);
+        if (!(attribute instanceof LimitedRequest limited)) {
+            return delegate.route(request);
+        }
+        limited.forgetRoute();
+        Optional<HandlerFunction<ServerResponse>> handler = delegate.route(request);
+        String routeId = limited.routeId();
+        if (handler.isEmpty() || routeId == null || !limiter.limits(routeId)) {
+            return handler;
+        }
+        HandlerFunction<ServerResponse> next = handler.get();
+        return Optional.of(matched -> limiter.handle(matched, next, routeId, limited));
+    }
+
+    @Override
+    public void accept(RouterFunctions.Visitor visitor) {
+        delegate.accept(visitor);
+    }
+
+    @Override
+    public String toString() {
+        return "rate-limited " + delegate;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimiter.core.ApiKeyFormat;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.VerdictListener;
+import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.mvc.MvcRateLimiter;
+import dev.ratelimiter.mvc.RateLimitServletFilter;
+import dev.ratelimiter.mvc.RouterFunctionLimiting;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.http.HttpStatus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitMvcAutoConfigurationTest {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+                    RateLimitMvcAutoConfiguration.class))
+            .withPropertyValues("ratelimit.store.type=memory");
+
+    @Test
+    void inAServletApplicationTheLimiterItsFilterAndTheRouteWrappingArePresent() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class)
+                    .hasSingleBean(RateLimitServletFilter.class).hasSingleBean(RouterFunctionLimiting.class);
+        });
+    }
+
+    @Test
+    void anApplicationsOwnLimiterReplacesOurs() {
+        MvcRateLimiter mine = mine();
+        runner.withBean(MvcRateLimiter.class, () -> mine).run(context -> {
+            assertThat(context).hasSingleBean(MvcRateLimiter.class);
+            assertThat(context.getBean(MvcRateLimiter.class)).isSameAs(mine);
+        });
+    }
+
+    @Test
+    void switchedOffThereIsNoLimiterAndNoFilter() {
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> assertThat(context)
+                .doesNotHaveBean(MvcRateLimiter.class).doesNotHaveBean(RateLimitServletFilter.class)
+                .doesNotHaveBean(RouterFunctionLimiting.class));
+    }
+
+    @Test
+    void withoutGatewayServerMvcOnTheClassPathItBacksOff() {
+        runner.withClassLoader(new FilteredClassLoader(MvcUtils.class)).run(context -> assertThat(context)
+                .doesNotHaveBean(MvcRateLimiter.class).doesNotHaveBean(RouterFunctionLimiting.class));
+    }
+
+    @Test
+    void inAReactiveApplicationItBacksOff() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
+                        RateLimitMvcAutoConfiguration.class))
+                .withPropertyValues("ratelimit.store.type=memory")
+                .run(context -> assertThat(context).doesNotHaveBean(MvcRateLimiter.class));
+    }
+
+    @Test
+    void anIdentitySourceBeyondTheHeadersFailsTheStartUpSayingSo() {
+        runner.withPropertyValues("ratelimit.identity.api-key.source=principal").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                    .hasMessageContaining("headers only").hasMessageContaining("Gateway Server MVC");
+        });
+    }
+
+    private static MvcRateLimiter mine() {
+        RateLimitEvaluator evaluator = null;
+        RequestIdentity identity = new RequestIdentity("X-API-Key", "X-User-Id", "X-Tenant-Id", null);
+        return new MvcRateLimiter(evaluator, identity, new Admission(evaluator, identity,
+                new ApiKeyRefusals(false, HttpStatus.UNAUTHORIZED, HttpStatus.UNAUTHORIZED), ApiKeyFormat.ANY,
+                VerdictListener.all(List.of()), Clock.systemUTC()), Duration.ofMillis(10), routeId -> Map.of(),
+                RefusalWriter.defaults());
+    }
+}

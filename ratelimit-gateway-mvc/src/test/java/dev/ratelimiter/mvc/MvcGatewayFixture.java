@@ -1,0 +1,58 @@
+package dev.ratelimiter.mvc;
+
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * A real redis-server and a counting stub upstream for a test class's MVC gateway: before each test an empty Redis (if
+ * it runs) and a stub that counted nothing; the stub stops after the class, Redis once the class has ended, after the
+ * {@code @DirtiesContext} context closed on a live server (see {@code ClosedAfterTheClass}). A test that pauses Redis
+ * resumes it itself.
+ */
+final class MvcGatewayFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+
+    private final RedisServerExtension redis = new RedisServerExtension();
+    private final StubUpstream upstream = StubUpstream.start();
+
+    RedisServerExtension redis() {
+        return redis;
+    }
+
+    StubUpstream upstream() {
+        return upstream;
+    }
+
+    void redisProperties(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.url", redis::url);
+        registry.add("ratelimit.store.type", () -> "redis");
+    }
+
+    /** Route {@code index} to the stub; returns the route's property prefix (for its metadata). */
+    String route(DynamicPropertyRegistry registry, int index, String id, String path) {
+        return MvcRoutes.route(registry, index, id, path, upstream::uri);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        redis.beforeAll(context);
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        if (redis.server().isRunning()) {
+            redis.command("FLUSHALL");
+        }
+        upstream.reset();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        upstream.close();
+        redis.afterAll(context);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.ratelimiter.mvc;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import dev.ratelimiter.core.FailSafeStore;
+import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A frozen Redis (connections open, nothing answered) costs a servlet thread the store timeout, never Lettuce's 2 s
+ * command timeout: requests through the MVC gateway still answer, from the fallback, each well within a generous
+ * bound.
+ */
+@DirtiesContext
+@SpringBootTest(classes = TestMvcGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class PausedRedisMvcTest {
+
+    /** Far above the store timeout and the backstop (300 ms), far below the 2 s a command could otherwise wait. */
+    private static final Duration GENEROUS = Duration.ofMillis(500);
+
+    @RegisterExtension
+    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final RedisServerExtension redis = fixture.redis();
+    static final StubUpstream upstream = fixture.upstream();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RateLimitStore store;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        fixture.redisProperties(registry);
+        registry.add("spring.data.redis.timeout", () -> "2s");
+        registry.add("ratelimit.store.timeout", () -> "100ms");
+        fixture.route(registry, 0, "api", "/api/**");
+        registry.add("ratelimit.default-tier", () -> "free");
+        registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "1000");
+        registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "1000");
+    }
+
+    @AfterEach
+    void thaw() {
+        if (!redis.server().isRunning()) {
+            redis.server().resume();
+        }
+    }
+
+    @Test
+    void withRedisPausedRequestsAreAnsweredFromTheFallbackWithinTheStoreTimeout() throws Exception {
+        Http http = new Http(port);
+        assertThat(http.get("/api/warm", "key-paused").statusCode()).as("Redis answering").isEqualTo(200);
+        redis.server().pause();
+        for (int i = 0; i < 5; i++) {
+            long start = System.nanoTime();
+            HttpResponse<String> response = http.get("/api/frozen", "key-paused");
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(response.statusCode()).as("request " + i).isEqualTo(200);
+            assertThat(took).as("request " + i + " waited").isLessThan(GENEROUS);
+        }
+        assertThat(upstream.hits("/api/frozen")).isEqualTo(5);
+        assertThat(store.find(FailSafeStore.class).orElseThrow().fallbackDecisions()).as("decided without Redis")
+                .isPositive();
+    }
+}

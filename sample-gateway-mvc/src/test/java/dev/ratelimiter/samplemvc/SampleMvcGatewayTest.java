@@ -1,0 +1,68 @@
+package dev.ratelimiter.samplemvc;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The sample as the README runs it, on a real Redis: the demo key's burst of 10, then 429s; the probe unlimited. */
+@DirtiesContext
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SampleMvcGatewayTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @LocalServerPort
+    int port;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) throws IOException {
+        registry.add("spring.data.redis.url", redis::url);
+        registry.add("management.server.port", () -> "0");
+        try (ServerSocket free = new ServerSocket(0)) {
+            int upstream = free.getLocalPort();
+            registry.add("demo.upstream.port", () -> upstream);
+        }
+    }
+
+    @Test
+    void theDemoKeysBurstOfTenIsAllowedThenItIsRefused() throws Exception {
+        // 30 at once refill at most a few tokens (5 a second) while they run: some must be refused.
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            statuses.add(get("/api/hello").statusCode());
+        }
+        assertThat(statuses.subList(0, 10)).containsOnly(200);
+        assertThat(statuses).contains(429).containsOnly(200, 429);
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> probe = get("/status");
+            assertThat(probe.statusCode()).isEqualTo(200);
+            assertThat(probe.body()).contains("up");
+        }
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("X-API-Key", "demo").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
