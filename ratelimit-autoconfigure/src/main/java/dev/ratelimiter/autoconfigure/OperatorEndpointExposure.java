@@ -15,11 +15,11 @@ import org.springframework.core.env.Environment;
  * @param address the address they listen on, or null for every address of the host
  * @param secured whether authentication is required
  */
-record OperatorEndpointExposure(boolean separatePort, @Nullable String address, boolean secured) {
+public record OperatorEndpointExposure(boolean separatePort, @Nullable String address, boolean secured) {
 
     static final String ENABLED = "ratelimit.management.security.enabled";
 
-    static OperatorEndpointExposure of(Environment environment) {
+    public static OperatorEndpointExposure of(Environment environment) {
         ManagementPortType type = ManagementPortType.get(environment);
         boolean separate = type == ManagementPortType.DIFFERENT;
         String address = environment.getProperty(separate ? "management.server.address" : "server.address");
@@ -30,7 +30,7 @@ record OperatorEndpointExposure(boolean separatePort, @Nullable String address, 
     }
 
     /** For messages: "the management port on all addresses", "the server port on 10.0.0.5". */
-    String describe() {
+    public String describe() {
         return (separatePort ? "the management port" : "the server port (no management.server.port)") + " on "
                 + (address == null || address.isBlank() ? "every address of the host" : address);
     }

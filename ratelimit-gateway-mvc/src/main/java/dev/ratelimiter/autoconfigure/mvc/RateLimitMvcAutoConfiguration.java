@@ -28,6 +28,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
@@ -53,7 +54,8 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
-            ObjectProvider<RateLimitResponseCustomizer> customizers) {
+            ObjectProvider<RateLimitResponseCustomizer> customizers, Environment environment) {
+        UnauthenticatedOperatorEndpoints.refuse(environment);
         RequestIdentity identity = AdapterSettings.headersOnlyIdentity(properties, "Gateway Server MVC flavour");
         Admission admission = new Admission(evaluator, identity, AdapterSettings.apiKeyRefusals(properties),
                 AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),

@@ -82,6 +82,29 @@ class RateLimitMvcAutoConfigurationTest {
         });
     }
 
+    @Test
+    void operatorEndpointsExposedBeyondThisHostFailTheStartUpForTheyCannotBeAuthenticatedHere() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=health,ratelimitcontrol").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                    .hasMessageContaining("cannot authenticate them").hasMessageContaining("every address of the host");
+        });
+        runner.withPropertyValues("management.endpoints.web.exposure.include=*").run(context ->
+                assertThat(context).hasFailed());
+    }
+
+    @Test
+    void operatorEndpointsOnLoopbackOrUnderTheApplicationsOwnSecurityOrUnexposedStart() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit,ratelimitcontrol",
+                "management.server.port=0", "management.server.address=127.0.0.1")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
+                "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=health,prometheus")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+    }
+
     private static MvcRateLimiter mine() {
         RateLimitEvaluator evaluator = null;
         RequestIdentity identity = new RequestIdentity("X-API-Key", "X-User-Id", "X-Tenant-Id", null);
