@@ -5,7 +5,9 @@ import java.util.Map;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import reactor.core.publisher.Mono;
@@ -40,7 +42,16 @@ final class RuleDocumentReader {
     }
 
     static Mono<Read> read(ServerRequest request, String id) {
-        MediaType type = request.headers().contentType().orElse(null);
+        MediaType type;
+        try {
+            type = request.headers().contentType().orElse(null);
+        }
+        catch (InvalidMediaTypeException ex) {
+            // a Content-Type that does not parse ("garbage", an unclosed quote) is the client's, not a 500
+            return Mono.error(new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
+                    "A rule document is sent as application/json, not as '"
+                    + request.headers().firstHeader(HttpHeaders.CONTENT_TYPE) + "', which is no media type."));
+        }
         if (type == null || !(MediaType.APPLICATION_JSON.isCompatibleWith(type)
                 || "application".equals(type.getType()) && type.getSubtype().endsWith("+json"))) {
             return Mono.error(new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,

@@ -16,9 +16,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * The caller's identity from the sources {@code ratelimit.identity.*} names, per dimension: the first source of a
- * dimension's list that has a value gives it. A header sent twice stops its dimension's lookup (a later source would
- * let the client choose which value counts): the request is ambiguous. The principal is waited for only when a source
- * reads it; the tier, from a trusted source only, is never read from a header sent twice.
+ * dimension's list that has a value gives it. A header sent twice, read as a header or by an expression, stops its
+ * dimension's lookup (a later source would let the client choose which value counts): the request is ambiguous. The
+ * principal is waited for only when a source reads it; the tier, from a trusted source only, is never read from a
+ * header sent twice.
  */
 public final class ConfiguredIdentityResolver implements RequestIdentityResolver {
 
@@ -75,7 +76,7 @@ public final class ConfiguredIdentityResolver implements RequestIdentityResolver
         String key = first(Dimension.API_KEY, apiKey, exchange, principal, ambiguous);
         String userId = first(Dimension.USER, user, exchange, principal, ambiguous);
         String tenantId = first(Dimension.TENANT, tenant, exchange, principal, ambiguous);
-        String trustedTier = tier == null || isRepeated(tier, exchange.getRequest().getHeaders()) ? null
+        String trustedTier = tier == null || tier.repeatedHeader(exchange.getRequest().getHeaders()) != null ? null
                 : tier.read(exchange, principal);
         return new CallerIdentity(key, userId, tenantId, trustedTier, ambiguous);
     }
@@ -84,8 +85,9 @@ public final class ConfiguredIdentityResolver implements RequestIdentityResolver
             Principal principal, Map<Dimension, String> ambiguous) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
         for (IdentitySource source : sources) {
-            if (isRepeated(source, headers)) {
-                ambiguous.put(dimension, ((IdentitySource.HeaderSource) source).name());
+            String repeated = source.repeatedHeader(headers);
+            if (repeated != null) {
+                ambiguous.put(dimension, repeated);
                 return null;
             }
             String value = source.read(exchange, principal);
@@ -94,10 +96,6 @@ public final class ConfiguredIdentityResolver implements RequestIdentityResolver
             }
         }
         return null;
-    }
-
-    private static boolean isRepeated(IdentitySource source, HttpHeaders headers) {
-        return source instanceof IdentitySource.HeaderSource header && RequestIdentity.repeated(headers, header.name());
     }
 
     @Override

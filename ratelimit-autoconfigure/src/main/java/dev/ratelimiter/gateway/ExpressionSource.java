@@ -1,6 +1,8 @@
 package dev.ratelimiter.gateway;
 
 import java.security.Principal;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import dev.ratelimiter.core.InvalidLimitException;
@@ -16,15 +18,18 @@ import org.springframework.expression.spel.ast.Assign;
 import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.ConstructorReference;
 import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.Indexer;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.OpDec;
 import org.springframework.expression.spel.ast.OpInc;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.StringLiteral;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -49,6 +54,8 @@ public final class ExpressionSource implements IdentitySource {
     private final Expression expression;
     private final boolean readsPrincipal;
     private final boolean claimsReadable;
+    /** The headers the expression names literally ({@code headers['X-Client']}), to tell one sent twice up front. */
+    private final List<String> headers;
     private final WarnOnce failures = new WarnOnce(logger);
 
     /**
@@ -75,6 +82,7 @@ public final class ExpressionSource implements IdentitySource {
                     + "classpath.");
         }
         this.claimsReadable = claimsReadable;
+        this.headers = List.copyOf(headerNames(ast, new LinkedHashSet<>()));
     }
 
     @Override
@@ -98,6 +106,34 @@ public final class ExpressionSource implements IdentitySource {
     @Override
     public boolean readsPrincipal() {
         return readsPrincipal;
+    }
+
+    /**
+     * A header named literally and sent twice; one named by a computed index reads as absent when sent twice
+     * ({@link IdentityExpressionRoot}), which the client could have had by not sending it.
+     */
+    @Override
+    public String repeatedHeader(HttpHeaders requestHeaders) {
+        for (String name : headers) {
+            if (RequestIdentity.repeated(requestHeaders, name)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /** The names in {@code headers['name']}: a string literal indexing the {@code headers} property. */
+    private static Set<String> headerNames(SpelNode node, Set<String> names) {
+        for (int i = 0; i < node.getChildCount(); i++) {
+            SpelNode child = node.getChild(i);
+            if (i + 1 < node.getChildCount() && child instanceof PropertyOrFieldReference property
+                    && property.getName().equals("headers") && node.getChild(i + 1) instanceof Indexer index
+                    && index.getChildCount() == 1 && index.getChild(0) instanceof StringLiteral name) {
+                names.add(String.valueOf(name.getLiteralValue().getValue()));
+            }
+            headerNames(child, names);
+        }
+        return names;
     }
 
     private void check(SpelNode node, String text) {

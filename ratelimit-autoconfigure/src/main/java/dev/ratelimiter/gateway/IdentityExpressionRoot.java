@@ -13,8 +13,8 @@ import org.springframework.http.HttpCookie;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']},
- * {@code cookies['session']}, {@code query['client']} (each the first value, or null), {@code path}, {@code method},
+ * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} (null when absent or
+ * sent twice), {@code cookies['session']}, {@code query['client']} (each the first value, or null), {@code path}, {@code method},
  * {@code route} (the matched route's id), {@code principal} (the authenticated principal's name) and
  * {@code claims['tenant_id']} (its token's claims). Strings and maps only, so an expression reaches no object whose
  * getters could do more than read.
@@ -39,7 +39,10 @@ final class IdentityExpressionRoot {
 
     Object property(String name) {
         return switch (name) {
-            case "headers" -> lookup(exchange.getRequest().getHeaders()::getFirst);
+            // a header sent twice has no value here: the source names those it reads literally to the resolver,
+            // which refuses them as ambiguous; one looked up by a computed name just counts as absent
+            case "headers" -> lookup(header -> RequestIdentity.repeated(exchange.getRequest().getHeaders(), header) ? null
+                    : exchange.getRequest().getHeaders().getFirst(header));
             case "cookies" -> lookup(cookie -> {
                 HttpCookie first = exchange.getRequest().getCookies().getFirst(cookie);
                 return first != null ? first.getValue() : null;

@@ -2,6 +2,7 @@ package dev.ratelimiter.gateway;
 
 import java.security.Principal;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -20,6 +21,14 @@ public interface IdentitySource {
     /** Whether it reads the principal: only then does the resolver wait for the security context. */
     default boolean readsPrincipal() {
         return false;
+    }
+
+    /**
+     * The name of a header this source reads that the request carries more than once, or null: the resolver then
+     * takes no value for the dimension (which of the two the upstream honours is not ours to guess).
+     */
+    default String repeatedHeader(HttpHeaders headers) {
+        return null;
     }
 
     /** The request header {@code name}. */
@@ -43,6 +52,11 @@ public interface IdentitySource {
         @Override
         public String describe() {
             return "the " + name + " header";
+        }
+
+        @Override
+        public String repeatedHeader(HttpHeaders headers) {
+            return RequestIdentity.repeated(headers, name) ? name : null;
         }
     }
 }

@@ -62,8 +62,13 @@ final class RefusalCustomizers {
             }
             bytes = JsonText.value(body).getBytes(StandardCharsets.UTF_8);
         }
-        // A body that contains itself recurses without end: that too is the customizer's mistake, not the refusal's.
-        catch (RuntimeException | StackOverflowError ex) {
+        // Whatever a customizer throws is its mistake, not the refusal's: an AssertionError, a checked exception
+        // thrown sneakily (Kotlin, Lombok), a body that contains itself and recurses without end. Only the JVM's
+        // own failures (out of memory) go on.
+        catch (Throwable ex) {
+            if (ex instanceof VirtualMachineError fatal && !(ex instanceof StackOverflowError)) {
+                throw fatal;
+            }
             failed(context, ex);
             return null;
         }

@@ -88,6 +88,19 @@ class IdentityFromExpressionIntegrationTest {
     }
 
     @Test
+    void aHeaderTheExpressionReadsSentTwiceIsRefusedAsAmbiguousNeverCountedOnTheFirstValue() {
+        EntityExchangeResult<String> refused = client.get().uri("/api/tenant/x?client=c5")
+                .headers(headers -> headers.addAll("X-Org", List.of("victim", "mine"))).exchange()
+                .expectBody(String.class).returnResult();
+        assertThat(refused.getStatus().value()).as(refused.getResponseBody()).isEqualTo(400);
+        assertThat(refused.getResponseBody()).contains("\"error\":\"duplicate_identity_header\"",
+                "\"header\":\"X-Org\"");
+        assertThat(statuses(1, "/api/tenant/x?client=c5", headers -> headers.set("X-Org", "victim")))
+                .as("the victim's tenant was not charged").containsExactly(200);
+        assertThat(upstream.hits()).isEqualTo(1);
+    }
+
+    @Test
     void anExpressionThatFailsOnARequestIsDecidedAsMissingItsValueNeverA500() {
         for (Consumer<HttpHeaders> headers : List.<Consumer<HttpHeaders>>of(h -> h.set("X-Name", "n"), h -> { })) {
             EntityExchangeResult<String> refused = client.get().uri("/api/user/x?client=c4").headers(headers)

@@ -134,6 +134,22 @@ class IdentityFromTokenIntegrationTest {
         assertThat(upstream.hits()).isZero();
     }
 
+    @Test
+    void anUnsignedOrMangledTokenNeverReachesTheClaimReader() {
+        java.util.Base64.Encoder base64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        String claims = base64.encodeToString("{\"sub\":\"mallory\",\"azp\":\"client-m\",\"plan\":\"pro\"}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String signed = TestTokens.token("mallory", Map.of("azp", "client-m", "plan", "pro"));
+        String[] parts = signed.split("\\.");
+        for (String token : List.of(base64.encodeToString("{\"alg\":\"none\"}".getBytes()) + "." + claims + ".",
+                base64.encodeToString("{\"alg\":\"HS256\"}".getBytes()) + "." + claims + "." + parts[2],
+                parts[0] + "." + claims + "." + parts[2], parts[0] + "." + parts[1] + ".", parts[0] + "." + parts[1],
+                "not-a-jwt")) {
+            assertThat(statuses(1, "/api/x", bearer(token))).as(token).containsExactly(401);
+        }
+        assertThat(upstream.hits()).isZero();
+    }
+
     private static Consumer<HttpHeaders> bearer(String token) {
         return headers -> headers.setBearerAuth(token);
     }

@@ -1,0 +1,342 @@
+package dev.ratelimiter.gateway;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Attacks on the rules API over raw HTTP/1.1 (nothing normalises what is sent): fuzzed documents, path tricks,
+ * preconditions of every shape, refusals on a kept-alive connection. Every answer is a 4xx problem or a success,
+ * never a 5xx; nothing refused changes the rules in force; the next request on the same connection is answered.
+ */
+@DirtiesContext
+@SpringBootTest(classes = TestGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class RulesApiAttackIntegrationTest {
+
+    static final String ADMIN = "Authorization: Basic " + Base64.getEncoder().encodeToString(
+            "ratelimit-admin:admin-secret-0123".getBytes(StandardCharsets.UTF_8));
+    static final String VIEWER = "Authorization: Basic " + Base64.getEncoder().encodeToString(
+            "ratelimit-viewer:viewer-secret-0123".getBytes(StandardCharsets.UTF_8));
+
+    @RegisterExtension
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final StubUpstream upstream = fixture.upstream();
+
+    @LocalServerPort
+    int port;
+
+    @LocalManagementPort
+    int managementPort;
+
+    @Autowired
+    ConfigurableApplicationContext context;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        fixture.redisProperties(registry);
+        fixture.route(registry, 0, "api", "/api/**");
+        registry.add("management.server.port", () -> "0");
+        registry.add("management.server.address", () -> "127.0.0.1");
+        registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit");
+        registry.add("ratelimit.management.security.enabled", () -> "true");
+        registry.add("ratelimit.management.security.admin.password", () -> "admin-secret-0123");
+        registry.add("ratelimit.management.security.viewer.password", () -> "viewer-secret-0123");
+        registry.add("ratelimit.store.type", () -> "redis");
+        registry.add("ratelimit.store.timeout", () -> "2s");
+        registry.add("ratelimit.default-tier", () -> "free");
+        registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "50");
+        registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "50");
+        registry.add("ratelimit.tiers.free.limits.default.refill-period", () -> "1h");
+    }
+
+    static final String RULE = "{\"dimension\": [\"api-key\"], \"match\": {\"routes\": [\"nothing\"]}, "
+            + "\"algorithm\": \"token-bucket\", \"capacity\": 5, \"refillTokens\": 1, \"refillPeriod\": \"1h\"}";
+
+    @BeforeEach
+    void redis() {
+        GatewayInstance.awaitRedis(context);
+    }
+
+    @Test
+    void fuzzedDocumentsAreRefusedWithA4xxAndChangeNothing() throws IOException {
+        Answer created = send(managementPort, "PUT", "/v1/rules/fuzzed", "application/json", bytes(RULE), ADMIN,
+                "If-None-Match: *");
+        assertThat(created.status).as(created.body).isEqualTo(200);
+        String before = rules();
+        List<byte[]> bodies = new ArrayList<>();
+        for (String text : List.of("", " ", "null", "[]", "\"rule\"", "1", "{", "}", "{}x", "{\"capacity\": 5}{}",
+                "{\"capacity\": 1e999999}", "{\"capacity\": -1e-999999}", "{\"capacity\": NaN}",
+                "{\"capacity\": " + "9".repeat(5000) + "}", "{\"capacity\": " + "9".repeat(900) + "}",
+                "{\"capacity\": 5, \"capacity\": 6}", "{\"burst\": 5, \"capacity\": 6}",
+                "{\"match\": {\"routes\": [\"a\"], \"routeIds\": [\"b\"]}}", "{\"match\": [1]}",
+                "{\"match\": {\"tiers\": [null]}}", "{\"match\": {\"tiers\": [[\"x\"]]}}",
+                "{\"dimension\": {\"a\": 1}}", "{\"key\": [1]}", "{\"id\": \"other\"}", "{\"id\": 5}",
+                "{\"capacity\": \"" + "x".repeat(2000) + "\"}", "{\"capacity\": \"\\u0000\"}",
+                "{\"algorithm\": \"\\ud800\"}", "{\"unknown\": 1}", "{\"enabled\": \"maybe\"}",
+                "{\"capacity\": true}", "{\"capacity\": 0}", "{\"capacity\": -5}", "{\"capacity\": 5.5}",
+                "{\"refillPeriod\": \"P99999999999999999D\"}", "{\"refillPeriod\": \"-1s\"}",
+                "{\"dimension\": [\"api-key\"], \"match\": {\"routes\": [\"x\"]}, \"algorithm\": \"token-bucket\", "
+                        + "\"capacity\": 9223372036854775807, \"refillTokens\": 9223372036854775807, "
+                        + "\"refillPeriod\": \"1ns\"}",
+                "{\"" + "a".repeat(100_000) + "\": 1}")) {
+            bodies.add(bytes(text));
+        }
+        bodies.add(bytes("[".repeat(100_000) + "]".repeat(100_000)));
+        bodies.add(bytes("{\"a\":".repeat(5_000) + "1" + "}".repeat(5_000)));
+        bodies.add(new byte[] { '{', '"', 'a', 'l', 'g', 'o', 'r', 'i', 't', 'h', 'm', '"', ':', '"', (byte) 0xff,
+                (byte) 0xfe, '"', '}' });
+        bodies.add(new byte[] { (byte) 0xef, (byte) 0xbb, (byte) 0xbf, '{', '}' });
+        bodies.add(new byte[] { (byte) 0xfe, (byte) 0xff, 0, '{', 0, '}' });
+        bodies.add(new byte[300 * 1024]);
+        Map<String, Integer> statuses = new LinkedHashMap<>();
+        for (byte[] body : bodies) {
+            for (String type : List.of("application/json", "application/json; charset=ISO-8859-1",
+                    "application/merge-patch+json")) {
+                Answer answer = send(managementPort, "PUT", "/v1/rules/fuzzed", type, body, ADMIN, "If-Match: *");
+                statuses.put(abbreviated(body) + " as " + type, answer.status);
+            }
+        }
+        for (String type : new String[] { null, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
+                "application/xml", "garbage", "application/json; charset=\"", "application/json; =", "/", "application/" }) {
+            statuses.put(RULE + " as " + type, send(managementPort, "PUT", "/v1/rules/fuzzed", type, bytes(RULE),
+                    ADMIN, "If-Match: *").status);
+        }
+        assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(200, 499));
+        statuses.values().removeIf(status -> status >= 400);
+        assertThat(statuses).as("accepted").isEmpty();
+        assertThat(rules()).isEqualTo(before);
+    }
+
+    @Test
+    void onlyTheCurrentStrongTagOrAStarLetsAWriteThrough() throws IOException {
+        Answer created = send(managementPort, "PUT", "/v1/rules/tagged", "application/json", bytes(RULE), ADMIN,
+                "If-None-Match: *");
+        assertThat(created.status).as(created.body).isEqualTo(200);
+        String tag = created.headers.get("etag");
+        String version = tag.substring(1, tag.length() - 1);
+        String before = rules();
+        Map<String, Integer> statuses = new LinkedHashMap<>();
+        for (String condition : List.of("If-Match: W/" + tag, "If-Match: W/" + tag + ", \"0\"", "If-Match: " + version,
+                "If-Match: '" + version + "'", "If-Match: \"" + version + " \"", "If-Match: \"0" + version + "\"x",
+                "If-Match: \"" + (Long.parseLong(version) + 1) + "\"", "If-Match: \"-1\"", "If-Match: \"-2\"",
+                "If-Match: \"99999999999999999999\"", "If-Match: \"9223372036854775807\"", "If-Match: ",
+                "If-Match: ,,,", "If-Match: \"\"", "If-Match: **", "If-Match: \"*\"",
+                "If-None-Match: " + tag, "If-None-Match: *", "If-Match: " + tag.toUpperCase(Locale.ROOT) + "\u0000",
+                "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT", "X-If-Match: *")) {
+            statuses.put(condition, send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+                    bytes(RULE.replace("5", "6")), ADMIN, condition).status);
+            statuses.put("DELETE " + condition, send(managementPort, "DELETE", "/v1/rules/tagged", null, new byte[0],
+                    ADMIN, condition).status);
+        }
+        assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(400, 499));
+        assertThat(rules()).isEqualTo(before);
+        Answer listed = send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+                bytes(RULE.replace("5", "6")), ADMIN, "If-Match:  \"1\" , " + tag + " ,W/\"3\"");
+        assertThat(listed.status).as(listed.body).isEqualTo(200);
+    }
+
+    @Test
+    void pathTricksNeitherBypassTheAuthenticationNorReachTheApiFromThePublicPort() throws IOException {
+        String before = rules();
+        List<String> paths = List.of("/v1/rules", "/v1/rules/", "//v1/rules", "/v1//rules", "/v1/rules/x",
+                "/v1/rules/../rules/x", "/v1/./rules/x", "/x/../v1/rules/x", "/v1/rules%2Fx", "/v1%2Frules/x",
+                "/v1/rules;a=b/x", "/v1;a=b/rules/x", "/V1/RULES/x", "/v1/rules/x/", "/v1/rules/x;jsessionid=1",
+                "/v1/rules/%2e%2e/rules/x", "/v1/rules/_openapi.yaml", "/v1/rules\\x", "/v1/rules/x?y=../",
+                "/%76%31/rules/x", "/actuator/../v1/rules/x", "*", "http://127.0.0.1/v1/rules/x");
+        Map<String, Integer> statuses = new LinkedHashMap<>();
+        for (String path : paths) {
+            for (String method : List.of("GET", "PUT", "DELETE", "POST", "PATCH", "OPTIONS", "HEAD", "TRACE")) {
+                Answer anonymous = send(managementPort, method, path, "application/json", bytes(RULE),
+                        "If-Match: *");
+                statuses.put("management " + method + " " + path, anonymous.status);
+                Answer viewer = send(managementPort, method, path, "application/json", bytes(RULE), VIEWER,
+                        "If-Match: *");
+                if (!method.equals("GET") && !method.equals("HEAD")) {
+                    statuses.put("viewer " + method + " " + path, viewer.status);
+                }
+                Answer pub = send(port, method, path, "application/json", bytes(RULE), ADMIN, "If-Match: *");
+                statuses.put("public " + method + " " + path, pub.status == 200 && pub.body.contains("\"version\"")
+                        ? 1 : pub.status);
+            }
+        }
+        statuses.values().removeIf(status -> status >= 400 && status < 500);
+        assertThat(statuses).as("answers other than a 4xx").isEmpty();
+        assertThat(rules()).isEqualTo(before);
+    }
+
+    @Test
+    void aRefusedRequestWithABodyLeavesTheConnectionAnswering() throws IOException {
+        byte[] large = new byte[300 * 1024];
+        java.util.Arrays.fill(large, (byte) ' ');
+        List<String> hung = new ArrayList<>();
+        Object[][] cases = {
+            { "anonymous PUT", "PUT", "application/json", bytes(RULE), new String[] { "If-Match: *" } },
+            { "viewer PUT", "PUT", "application/json", bytes(RULE), new String[] { VIEWER, "If-Match: *" } },
+            { "admin PUT without precondition", "PUT", "application/json", bytes(RULE), new String[] { ADMIN } },
+            { "admin PUT as text", "PUT", "text/plain", bytes(RULE), new String[] { ADMIN, "If-Match: *" } },
+            { "admin PUT too large", "PUT", "application/json", large, new String[] { ADMIN, "If-Match: *" } },
+            { "admin POST", "POST", "application/json", bytes(RULE), new String[] { ADMIN } },
+            { "admin DELETE with a body", "DELETE", "application/json", large, new String[] { ADMIN } },
+            { "admin GET with a body", "GET", "application/json", large, new String[] { ADMIN } },
+        };
+        for (Object[] c : cases) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
+                socket.setSoTimeout(10_000);
+                Answer first;
+                try {
+                    first = exchange(socket, request((String) c[1], "/v1/rules/kept", (String) c[2], (byte[]) c[3],
+                            false, (String[]) c[4]));
+                }
+                catch (IOException ex) {
+                    hung.add(c[0] + ": no first answer (" + ex + ")");
+                    continue;
+                }
+                if (first.status >= 500) {
+                    hung.add(c[0] + ": " + first.status);
+                }
+                if ("close".equalsIgnoreCase(first.headers.get("connection"))) {
+                    continue; // the server said it closes: the client knows not to reuse it
+                }
+                try {
+                    Answer second = exchange(socket, request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
+                    if (second.status != 200) {
+                        hung.add(c[0] + ", then GET: " + second.status);
+                    }
+                }
+                catch (IOException ex) {
+                    hung.add(c[0] + " (" + first.status + "), then GET on the same connection: " + ex);
+                }
+            }
+        }
+        assertThat(hung).isEmpty();
+    }
+
+    private String rules() throws IOException {
+        Answer answer = send(managementPort, "GET", "/v1/rules", null, new byte[0], VIEWER);
+        assertThat(answer.status).as(answer.body).isEqualTo(200);
+        return answer.body;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String abbreviated(byte[] body) {
+        String text = new String(body, StandardCharsets.ISO_8859_1);
+        return text.length() > 60 ? text.substring(0, 60) + "...(" + body.length + " bytes)" : text;
+    }
+
+    record Answer(int status, Map<String, String> headers, String body) {
+    }
+
+    static Answer send(int port, String method, String path, String type, byte[] body, String... headerLines)
+            throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            socket.setSoTimeout(15_000);
+            return exchange(socket, request(method, path, type, body, true, headerLines));
+        }
+    }
+
+    private static byte[] request(String method, String path, String type, byte[] body, boolean close,
+            String... headerLines) {
+        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        if (close) {
+            head.append("Connection: close\r\n");
+        }
+        if (type != null) {
+            head.append("Content-Type: ").append(type).append("\r\n");
+        }
+        for (String line : headerLines) {
+            head.append(line).append("\r\n");
+        }
+        if (body.length > 0 || method.equals("PUT") || method.equals("POST")) {
+            head.append("Content-Length: ").append(body.length).append("\r\n");
+        }
+        head.append("\r\n");
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(head.toString().getBytes(StandardCharsets.UTF_8));
+        request.writeBytes(body);
+        return request.toByteArray();
+    }
+
+    /** Writes the request and reads one response (Content-Length or chunked; HEAD and 204/304 have no body). */
+    private static Answer exchange(Socket socket, byte[] request) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        try {
+            out.write(request);
+            out.flush();
+        }
+        catch (IOException ex) {
+            // the server may answer and close before the whole body is sent: read what it said
+        }
+        InputStream in = socket.getInputStream();
+        String statusLine = line(in);
+        String[] parts = statusLine.split(" ");
+        if (parts.length < 2) {
+            throw new IOException("no HTTP status line, got '" + statusLine + "'");
+        }
+        int status = Integer.parseInt(parts[1]);
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (String header = line(in); !header.isEmpty(); header = line(in)) {
+            int colon = header.indexOf(':');
+            headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        boolean head = new String(request, 0, 5, StandardCharsets.US_ASCII).startsWith("HEAD");
+        if (!head && status != 204 && status != 304) {
+            if (headers.containsKey("content-length")) {
+                body.writeBytes(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
+            }
+            else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+                for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16); size > 0;
+                        size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
+                    body.writeBytes(in.readNBytes(size));
+                    line(in);
+                }
+                line(in);
+            }
+        }
+        return new Answer(status, headers, body.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) != -1 && c != '\n') {
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        if (c == -1 && line.isEmpty()) {
+            throw new IOException("connection closed");
+        }
+        return line.toString();
+    }
+}
