@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,6 +30,13 @@ public class IdentityProperties {
     /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
     @NestedConfigurationProperty
     private final IdentitySourceProperties.Tier tier = new IdentitySourceProperties.Tier();
+
+    /**
+     * Longest a source answering through the security context or a Mono (principal, claim, expression, key-resolver,
+     * or an application's own RequestIdentityResolver) may take for one request; past it the request is decided as
+     * one without identity, as when the source has no value. Header sources answer at once and are not bounded.
+     */
+    private Duration resolveTimeout = Duration.ofSeconds(1);
 
     /**
      * Header carrying the end-user id, set by the authentication in front of the limiter (which must strip
@@ -84,6 +92,14 @@ public class IdentityProperties {
 
     public IdentitySourceProperties getTenant() {
         return tenant;
+    }
+
+    public Duration getResolveTimeout() {
+        return resolveTimeout;
+    }
+
+    public void setResolveTimeout(Duration resolveTimeout) {
+        this.resolveTimeout = resolveTimeout;
     }
 
     public IdentitySourceProperties.Tier getTier() {

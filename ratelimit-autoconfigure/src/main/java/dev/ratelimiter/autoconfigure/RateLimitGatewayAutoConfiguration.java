@@ -10,6 +10,7 @@ import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
+import dev.ratelimiter.gateway.TimeBoundIdentityResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -51,7 +52,9 @@ public final class RateLimitGatewayAutoConfiguration {
         ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
-        return new RateLimitFilter(evaluator, requestIdentity, resolvers.getIfAvailable(() -> requestIdentity),
+        return new RateLimitFilter(evaluator, requestIdentity,
+                TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> requestIdentity),
+                        properties.getIdentity().getResolveTimeout()),
                 refusals, AdapterSettings.apiKeyFormat(properties),
                 VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
                 refusalWriter);

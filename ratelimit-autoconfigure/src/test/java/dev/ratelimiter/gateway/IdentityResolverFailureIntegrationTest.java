@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A user's own {@link RequestIdentityResolver} that fails in every way a Mono can, on started gateways with a real
- * Redis: an error, a throw before any Mono, an empty answer, a late answer from another thread. Never a 500 and never
+ * Redis: an error, a throw before any Mono, an empty answer, no answer ever (bounded by
+ * {@code ratelimit.identity.resolve-timeout}), a late answer from another thread. Never a 500 and never
  * unlimited: the request is decided as one without identity (the per-address cap still counts it); with the kill
  * switch on, everything passes.
  */
@@ -29,7 +30,7 @@ class IdentityResolverFailureIntegrationTest {
     static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
     static final StubUpstream upstream = fixture.upstream();
 
-    static final List<String> MODES = List.of("error", "throw", "empty", "null", "late");
+    static final List<String> MODES = List.of("error", "throw", "empty", "null", "never", "late");
 
     static ConfigurableApplicationContext gateway;
 
@@ -44,7 +45,9 @@ class IdentityResolverFailureIntegrationTest {
         List<String> properties = new java.util.ArrayList<>(List.of("ratelimit.store.type=redis",
                 "ratelimit.store.timeout=2s", "ratelimit.api-key.when-missing=allow", "ratelimit.default-tier=free",
                 "ratelimit.tiers.free.limits.default.capacity=2", "ratelimit.tiers.free.limits.default.refill-tokens=1",
-                "ratelimit.tiers.free.limits.default.refill-period=1h"));
+                "ratelimit.tiers.free.limits.default.refill-period=1h",
+                // well above the late answer's 200 ms, well below the test client's 5 s
+                "ratelimit.identity.resolve-timeout=800ms"));
         for (String mode : MODES) {
             // one per-address bucket per mode (each mode's requests on its own path)
             String rule = "ratelimit.rules.per-address-" + mode;
@@ -60,7 +63,7 @@ class IdentityResolverFailureIntegrationTest {
     void aFailingResolverIsNeverA500AndNeverUnlimited() {
         gateway = start();
         WebTestClient client = GatewayInstance.client(gateway);
-        for (String mode : List.of("error", "throw", "empty", "null")) {
+        for (String mode : List.of("error", "throw", "empty", "null", "never")) {
             List<Integer> statuses = Requests.statuses(client, 4, "/api/" + mode + "/x?mode=" + mode, headers -> { });
             assertThat(statuses).as(mode).containsExactly(200, 200, 200, 429);
         }
@@ -94,6 +97,7 @@ class IdentityResolverFailureIntegrationTest {
                     case "throw" -> throw new IllegalStateException("resolver bug before any Mono");
                     case "empty" -> Mono.empty();
                     case "null" -> null;
+                    case "never" -> Mono.never();
                     case "late" -> Mono.delay(Duration.ofMillis(200), Schedulers.parallel())
                             .map(tick -> new CallerIdentity(key, null, null, null, Map.of()));
                     default -> Mono.just(new CallerIdentity(key, null, null, null, Map.of()));
