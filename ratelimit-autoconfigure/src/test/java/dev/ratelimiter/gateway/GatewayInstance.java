@@ -61,7 +61,11 @@ final class GatewayInstance {
 
     /** A client of the instance's web server, on the port it listens on now (it changes when it is restarted). */
     static WebTestClient client(ConfigurableApplicationContext context) {
-        String port = context.getEnvironment().getProperty("local.server.port");
+        return client(Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
+    }
+
+    /** A client of the gateway on {@code port} of this host, waiting at most 10 s for an answer. */
+    static WebTestClient client(int port) {
         return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
                 .build();
     }

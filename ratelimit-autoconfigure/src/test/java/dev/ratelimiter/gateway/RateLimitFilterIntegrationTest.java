@@ -1,7 +1,6 @@
 package dev.ratelimiter.gateway;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -69,8 +68,7 @@ class RateLimitFilterIntegrationTest {
 
     @BeforeEach
     void reset() {
-        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
-                .build();
+        client = GatewayInstance.client(port);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.ratelimiter.gateway;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +57,7 @@ class RefusalCustomizerAttackIntegrationTest {
 
     @BeforeEach
     void client() {
-        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
-                .build();
+        client = GatewayInstance.client(port);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.ratelimiter.gateway;
 
-import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimiter.testsupport.StubUpstream;
@@ -59,8 +58,7 @@ class RefusalCustomizerIntegrationTest {
 
     @BeforeEach
     void client() {
-        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
-                .build();
+        client = GatewayInstance.client(port);
     }
 
     @Test

@@ -95,8 +95,7 @@ class RulesIntegrationTest {
 
     @BeforeEach
     void reset() {
-        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(10))
-                .build();
+        client = GatewayInstance.client(port);
         control(Map.of("killSwitch", false)).expectStatus().isOk();
     }
 
