@@ -115,6 +115,34 @@ class RebalancerTopologyTest {
     }
 
     @Test
+    void evenTrafficThatVariesByARequestOrTwoPerIntervalMovesNothing() {
+        java.util.Random random = new java.util.Random(19);
+        for (int tick = 0; tick < 20; tick++) {
+            for (String region : List.of("a", "b", "c")) {
+                // 600 or 660 a minute each, twice the limit spread evenly, measured 10 or 11 in a second
+                report(region, region + "-1", 5, 5 + random.nextInt(2));
+            }
+            assertThat(tick()).as("tick %d", tick).isEmpty();
+        }
+    }
+
+    @Test
+    void aSmallButRealMoveIsStillMade() {
+        List<long[]> published = new ArrayList<>();
+        for (int tick = 0; tick < 8; tick++) {
+            report("a", "a-1", 6, 0); // 360 a minute: a wants 432 with its headroom, 98 above its default share
+            report("b", "b-1", 1, 0);
+            report("c", "c-1", 1, 0);
+            published.addAll(tick());
+        }
+        assertThat(published).isNotEmpty();
+        long[] last = published.get(published.size() - 1);
+        assertThat(last[0]).as("a's share, grown").isGreaterThan(334 + 20);
+        assertThat(last[0] + last[1] + last[2]).isEqualTo(1000);
+        assertInFlightWithinLimit(published);
+    }
+
+    @Test
     void anIdleBucketGoesBackToTheDefaultSplitAndLeavesTheTopicAsATombstone() {
         runHot("a", 6);
         report("a", "a-1", 0, 0); // what a gateway says once when a bucket's traffic stops, then nothing

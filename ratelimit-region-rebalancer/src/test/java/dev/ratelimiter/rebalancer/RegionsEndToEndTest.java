@@ -196,8 +196,8 @@ class RegionsEndToEndTest {
         System.out.printf("regions, even: admitted over a 10 s window %s, total %d of %d%n", each, total, LIMIT);
         assertThat(total).as("total over a window, within 5 %% of the limit").isBetween(95L, 105L);
         each.values().forEach(count -> assertThat(count).as("each region keeps about a third").isBetween(28L, 38L));
-        // About a third each: demand measured per interval varies by a request or two between regions, and the
-        // shares with it (32-35 seen), always summing to the limit.
+        // About a third each: demand measured per interval varies by a request between regions, but moves within the
+        // rebalancer's deadband (5 % of the quota) are not made, so the default split (34, 33, 33) stays.
         REGIONS.forEach(region -> assertThat(lastShare(run, region)).as("share of %s", region).isBetween(30L, 37L));
         assertNoServerErrors(run);
     }
