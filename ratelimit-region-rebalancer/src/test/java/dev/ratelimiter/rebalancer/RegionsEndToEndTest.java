@@ -188,11 +188,12 @@ class RegionsEndToEndTest {
     void trafficSpreadEvenlyKeepsAThirdInEachRegionAndTheTotalAtTheLimit() {
         Map<String, Double> even = new LinkedHashMap<>();
         REGIONS.forEach(region -> even.put(region, 20.0 / 3));
-        // The full buckets drain first (34 tokens at 6.7 a second in, 3.3 back): measure the 10 s after that.
-        List<PacedTraffic.Response> run = traffic(even, "even", Duration.ofSeconds(22));
-        long total = PacedTraffic.admitted(run, null, 12_000, 22_000);
+        // The full buckets drain first (34 tokens at 6.7 a second in, 3.3 back: 10 s, longer when a loaded machine
+        // sends late): measure the 10 s from 14 s on.
+        List<PacedTraffic.Response> run = traffic(even, "even", Duration.ofSeconds(24));
+        long total = PacedTraffic.admitted(run, null, 14_000, 24_000);
         Map<String, Long> each = new LinkedHashMap<>();
-        REGIONS.forEach(region -> each.put(region, PacedTraffic.admitted(run, region, 12_000, 22_000)));
+        REGIONS.forEach(region -> each.put(region, PacedTraffic.admitted(run, region, 14_000, 24_000)));
         System.out.printf("regions, even: admitted over a 10 s window %s, total %d of %d%n", each, total, LIMIT);
         assertThat(total).as("total over a window, within 5 %% of the limit").isBetween(95L, 105L);
         each.values().forEach(count -> assertThat(count).as("each region keeps about a third").isBetween(28L, 38L));
