@@ -238,7 +238,7 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
         long[] defaults = allocator.defaults(bucket.quota);
         long[] target = demand == null ? defaults : allocator.allocate(bucket.quota, demand);
         long[] current = bucket.published != null ? bucket.published : defaults;
-        if (demand != null && negligible(current, target, bucket.quota)) {
+        if (demand != null && negligible(current, target, demand, bucket.quota)) {
             return null;
         }
         long[] shrink = QuotaSplit.min(current, target);
@@ -254,15 +254,17 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
     }
 
     /**
-     * Whether moving from {@code current} to {@code target} changes no share by more than {@link #DEADBAND} of the
-     * quota. Only a whole record qualifies: one shrunk and waiting for its grow sums to less than the quota and must
-     * grow, however little.
+     * Whether moving from {@code current} to {@code target} is not worth its cost: it changes no share by more than
+     * {@link #DEADBAND} of the quota, and staying wastes nothing, because every region the move would shrink uses
+     * all it holds. A region holding quota it does not use always gets the move: otherwise a record left by earlier
+     * traffic would stay in force beside refusing regions for as long as traffic lasts. Only a whole record
+     * qualifies: one shrunk and waiting for its grow sums to less than the quota and must grow, however little.
      */
-    private static boolean negligible(long[] current, long[] target, long quota) {
+    private static boolean negligible(long[] current, long[] target, double[] demand, long quota) {
         long tolerance = (long) Math.floor(quota * DEADBAND);
         long sum = 0;
         for (int i = 0; i < current.length; i++) {
-            if (Math.abs(target[i] - current[i]) > tolerance) {
+            if (Math.abs(target[i] - current[i]) > tolerance || (target[i] < current[i] && demand[i] < current[i])) {
                 return false;
             }
             sum += current[i];

@@ -127,19 +127,34 @@ class RebalancerTopologyTest {
     }
 
     @Test
-    void aSmallButRealMoveIsStillMade() {
+    void aRecordLeftByEarlierTrafficFollowsTheTargetEvenWhenTheMoveIsSmall() {
+        // a at 420 a minute, b and c at 300: the wants (504, 360, 360) do not fit, a grows well past its default.
+        long[] first = settings.allocator().allocate(1000, new double[] { 420, 300, 300 });
+        List<long[]> published = runAt(7, 5, 5);
+        assertThat(published.get(published.size() - 1)).containsExactly(first);
+        // Then a at 360 a minute: the new target moves no share by more than the deadband (50)...
+        long[] second = settings.allocator().allocate(1000, new double[] { 360, 300, 300 });
+        for (int i = 0; i < 3; i++) {
+            assertThat(Math.abs(second[i] - first[i])).as("the move at %d", i).isPositive().isLessThanOrEqualTo(50);
+        }
+        // ...but a would keep quota it does not use while b and c refuse: the move is made.
+        List<long[]> moved = runAt(6, 5, 5);
+        assertThat(moved).as("the shrink, then the grow").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(moved.get(moved.size() - 1)).containsExactly(second);
+        published.addAll(moved);
+        assertInFlightWithinLimit(published);
+    }
+
+    /** Eight intervals of a, b and c each reporting the requests a second given (admitted and refused). */
+    private List<long[]> runAt(long a, long b, long c) {
         List<long[]> published = new ArrayList<>();
         for (int tick = 0; tick < 8; tick++) {
-            report("a", "a-1", 6, 0); // 360 a minute: a wants 432 with its headroom, 98 above its default share
-            report("b", "b-1", 1, 0);
-            report("c", "c-1", 1, 0);
+            report("a", "a-1", a, 0);
+            report("b", "b-1", b, 0);
+            report("c", "c-1", c, 0);
             published.addAll(tick());
         }
-        assertThat(published).isNotEmpty();
-        long[] last = published.get(published.size() - 1);
-        assertThat(last[0]).as("a's share, grown").isGreaterThan(334 + 20);
-        assertThat(last[0] + last[1] + last[2]).isEqualTo(1000);
-        assertInFlightWithinLimit(published);
+        return published;
     }
 
     @Test
