@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  * response; denied ones are answered with 429 here and never reach the upstream.
  *
  * <p>Route metadata {@value #ROUTE_CLASS_METADATA} names the route class (default {@value #DEFAULT_ROUTE_CLASS});
- * {@value #COST_METADATA} the tokens a request costs (default 1).
+ * {@value #COST_METADATA} the tokens a request costs (default 1); {@code ratelimit-enabled: false} takes the route out.
  */
 public final class RateLimitFilter implements GlobalFilter, Ordered {
 
@@ -81,6 +81,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
+        if (route != null && !RouteMetadata.limited(route.getMetadata())) {
+            // The route opted out (ratelimit-enabled: false): no decision, no fields, no permit.
+            return chain.filter(exchange);
+        }
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         if (headers != null) {

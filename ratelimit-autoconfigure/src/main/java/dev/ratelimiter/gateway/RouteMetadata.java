@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a route's metadata tells the limiter, on either gateway flavour: {@value #ROUTE_CLASS} names the route class
- * (default {@value #DEFAULT_ROUTE_CLASS}), {@value #COST} the tokens a request costs (default 1), and, on the Server
- * MVC flavour, {@value #ENABLED}{@code : false} takes the route out of the limiter altogether.
+ * (default {@value #DEFAULT_ROUTE_CLASS}), {@value #COST} the tokens a request costs (default 1), and
+ * {@value #ENABLED}{@code : false} takes the route out of the rate limiter altogether.
  */
 public final class RouteMetadata {
 

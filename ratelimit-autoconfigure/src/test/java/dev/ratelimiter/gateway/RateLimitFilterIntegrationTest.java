@@ -49,6 +49,8 @@ class RateLimitFilterIntegrationTest {
         fixture.route(registry, 1, "reports", "/reports/**");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.route-class", () -> "reports");
         registry.add("spring.cloud.gateway.server.webflux.routes[1].metadata.ratelimit-cost", () -> "2");
+        fixture.route(registry, 2, "probe", "/probe/**");
+        registry.add("spring.cloud.gateway.server.webflux.routes[2].metadata.ratelimit-enabled", () -> " FALSE ");
         registry.add("ratelimit.store.type", () -> "redis");
         // Generous: these tests pin exact counts, which a cold JVM's first calls must not miss by falling back.
         registry.add("ratelimit.store.timeout", () -> "2s");
@@ -141,6 +143,21 @@ class RateLimitFilterIntegrationTest {
         assertThat(upstream.hits("/reports/daily")).isEqualTo(3);
         assertThat(get("/api/hello", "erin").getResponseHeaders().getFirst("X-RateLimit-Remaining"))
                 .as("the default route class has its own bucket").isEqualTo("4");
+    }
+
+    @Test
+    void aRouteThatOptsOutIsNeitherLimitedNorCountedAndNeedsNoApiKey() {
+        for (int i = 0; i < 8; i++) {
+            EntityExchangeResult<String> result = get("/probe/ready", "frank");
+            assertThat(result.getStatus().value()).isEqualTo(200);
+            assertThat(result.getResponseHeaders().containsHeader("RateLimit")).isFalse();
+            assertThat(result.getResponseHeaders().containsHeader("X-RateLimit-Remaining")).isFalse();
+        }
+        assertThat(client.get().uri("/probe/ready").exchange().expectBody(String.class).returnResult().getStatus()
+                .value()).as("no API key needed where nothing is limited").isEqualTo(200);
+        assertThat(upstream.hits("/probe/ready")).isEqualTo(9);
+        assertThat(get("/api/hello", "frank").getResponseHeaders().getFirst("X-RateLimit-Remaining"))
+                .as("the opted-out route took nothing from the caller's bucket").isEqualTo("4");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.ratelimiter.mvc;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -53,13 +54,25 @@ public final class MvcRateLimiter {
         this.routeMetadata = routeMetadata;
     }
 
-    /** Whether requests on the route are limited: unless its metadata says {@code ratelimit-enabled: false}. */
-    boolean limits(String routeId) {
-        return RouteMetadata.limited(routeMetadata.apply(routeId));
+    /**
+     * A route's metadata: its route properties' ({@code spring.cloud.gateway.server.webmvc.routes[].metadata}) over
+     * the attributes its router function was built with (the only metadata a route written in Java has).
+     */
+    Map<String, Object> metadata(String routeId, Map<String, Object> attributes) {
+        Map<String, Object> configured = routeMetadata.apply(routeId);
+        if (attributes.isEmpty()) {
+            return configured;
+        }
+        if (configured.isEmpty()) {
+            return attributes;
+        }
+        Map<String, Object> merged = new HashMap<>(attributes);
+        merged.putAll(configured);
+        return merged;
     }
 
     ServerResponse handle(ServerRequest request, HandlerFunction<ServerResponse> next, String routeId,
-            LimitedRequest limited) throws Exception {
+            Map<String, Object> metadata, LimitedRequest limited) throws Exception {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
@@ -75,7 +88,6 @@ public final class MvcRateLimiter {
         if (refused != null) {
             return answer(refused, new HttpHeaders(), null);
         }
-        Map<String, Object> metadata = routeMetadata.apply(routeId);
         RequestAttributes attributes = new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
                 rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
                 RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,

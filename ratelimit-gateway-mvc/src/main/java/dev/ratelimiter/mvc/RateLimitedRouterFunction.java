@@ -1,6 +1,9 @@
 package dev.ratelimiter.mvc;
 
+import java.util.Map;
 import java.util.Optional;
+
+import dev.ratelimiter.gateway.RouteMetadata;
 
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -17,6 +20,8 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
 
     private final RouterFunction<ServerResponse> delegate;
     private final MvcRateLimiter limiter;
+    /** The routes' own attributes (their metadata when written in Java), read on the first request. */
+    private volatile Map<String, Map<String, Object>> attributes;
 
     RateLimitedRouterFunction(RouterFunction<ServerResponse> delegate, MvcRateLimiter limiter) {
         this.delegate = delegate;
@@ -32,11 +37,28 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
         limited.forgetRoute();
         Optional<HandlerFunction<ServerResponse>> handler = delegate.route(request);
         String routeId = limited.routeId();
-        if (handler.isEmpty() || routeId == null || !limiter.limits(routeId)) {
+        if (handler.isEmpty() || routeId == null) {
+            return handler;
+        }
+        Map<String, Object> metadata = limiter.metadata(routeId, attributes().getOrDefault(routeId, Map.of()));
+        if (!RouteMetadata.limited(metadata)) {
             return handler;
         }
         HandlerFunction<ServerResponse> next = handler.get();
-        return Optional.of(matched -> limiter.handle(matched, next, routeId, limited));
+        return Optional.of(matched -> limiter.handle(matched, next, routeId, metadata, limited));
+    }
+
+    /**
+     * Read once, not when the bean is made: the visit needs the routes built, and a router function's routes need
+     * not be before its first request.
+     */
+    private Map<String, Map<String, Object>> attributes() {
+        Map<String, Map<String, Object>> read = attributes;
+        if (read == null) {
+            read = RouterFunctionAttributes.of(delegate);
+            attributes = read;
+        }
+        return read;
     }
 
     @Override

@@ -9,18 +9,24 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimiter.gateway.RateLimitHeaders;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RouteMetadata;
 import dev.ratelimiter.gateway.Refusal;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.cloud.gateway.server.mvc.filter.BeforeFilterFunctions;
+import org.springframework.cloud.gateway.server.mvc.handler.GatewayRouterFunctions;
+import org.springframework.cloud.gateway.server.mvc.handler.HandlerFunctions;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -48,6 +54,17 @@ class MvcGatewayIntegrationTest {
                     refusal.getHeaders().set("X-Plan-Upgrade", "https://example.com/pricing");
                 }
             };
+        }
+
+        /** Routes written in Java: their metadata is what they were built with. */
+        @Bean
+        RouterFunction<ServerResponse> javaRoutes() {
+            return GatewayRouterFunctions.route("java-reports").GET("/java/reports/**", HandlerFunctions.http())
+                    .before(BeforeFilterFunctions.uri(upstream.uri()))
+                    .withAttribute(RouteMetadata.ROUTE_CLASS, "reports").withAttribute(RouteMetadata.COST, 2).build()
+                    .and(GatewayRouterFunctions.route("java-open").GET("/java/open/**", HandlerFunctions.http())
+                            .before(BeforeFilterFunctions.uri(upstream.uri()))
+                            .withAttribute(RouteMetadata.ENABLED, false).build());
         }
     }
 
@@ -79,6 +96,11 @@ class MvcGatewayIntegrationTest {
         registry.add("ratelimit.rules.three.refill-period", () -> "1h");
         registry.add("ratelimit.rules.three.match.route-ids[0]", () -> "limited");
         registry.add("ratelimit.rules.three.match.route-ids[1]", () -> "open");
+        registry.add("ratelimit.rules.three.match.route-ids[2]", () -> "java-open");
+        registry.add("ratelimit.rules.reports.capacity", () -> "4");
+        registry.add("ratelimit.rules.reports.refill-tokens", () -> "4");
+        registry.add("ratelimit.rules.reports.refill-period", () -> "1h");
+        registry.add("ratelimit.rules.reports.match.route-classes[0]", () -> "reports");
         registry.add("ratelimit.rules.one-at-a-time.algorithm", () -> "concurrency");
         registry.add("ratelimit.rules.one-at-a-time.max-in-progress", () -> "1");
         // Far longer than the tests wait for a permit to come back: only a release can free it in time.
@@ -156,6 +178,24 @@ class MvcGatewayIntegrationTest {
             assertThat(response.headers().firstValue(RateLimitHeaders.LIMIT)).isEmpty();
         }
         assertThat(upstream.hits("/open/x")).isEqualTo(5);
+    }
+
+    @Test
+    void aRouteWrittenInJavaTakesItsRouteClassCostAndOptOutFromItsAttributes() throws Exception {
+        HttpResponse<String> first = http.get("/java/reports/daily", "key-java");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue(RateLimitHeaders.RATE_LIMIT).orElseThrow())
+                .as("the reports class's rule, at cost 2").contains("\"reports\";r=2;");
+        assertThat(http.get("/java/reports/daily", "key-java").statusCode()).isEqualTo(200);
+        assertThat(http.get("/java/reports/daily", "key-java").statusCode()).isEqualTo(429);
+        assertThat(upstream.hits("/java/reports/daily")).isEqualTo(2);
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> open = http.get("/java/open/x", "key-java");
+            assertThat(open.statusCode()).as("opted out, though rule 'three' names the route").isEqualTo(200);
+            assertThat(open.headers().firstValue(RateLimitHeaders.LIMIT)).isEmpty();
+        }
+        assertThat(upstream.hits("/java/open/x")).isEqualTo(5);
     }
 
     @Test
