@@ -6,7 +6,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /** Matches when the rules API is served ({@link RulesApiMount}). */
-final class OnRulesApiCondition extends SpringBootCondition {
+public final class OnRulesApiCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

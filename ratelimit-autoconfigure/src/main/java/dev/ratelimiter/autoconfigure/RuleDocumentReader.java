@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
@@ -41,27 +42,45 @@ final class RuleDocumentReader {
     record Read(JsonNode document, Map<String, Object> settings) {
     }
 
-    static Mono<Read> read(ServerRequest request, String id) {
+    /**
+     * The document of a request with these headers and this body: the content type checked before the body is
+     * read.
+     */
+    static Read parse(String id, HttpHeaders headers, Supplier<byte[]> body) {
+        checkType(headers);
+        return parse(id, body.get());
+    }
+
+    /** Refuses (415) what is not JSON, before anything of the body is read. */
+    static void checkType(HttpHeaders headers) {
         MediaType type;
         try {
-            type = request.headers().contentType().orElse(null);
+            type = headers.getContentType();
         }
         catch (InvalidMediaTypeException ex) {
             // a Content-Type that does not parse ("garbage", an unclosed quote) is the client's, not a 500
-            return Mono.error(new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
+            throw new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
                     "A rule document is sent as application/json, not as '"
-                    + request.headers().firstHeader(HttpHeaders.CONTENT_TYPE) + "', which is no media type."));
+                    + headers.getFirst(HttpHeaders.CONTENT_TYPE) + "', which is no media type.");
         }
         if (type == null || !(MediaType.APPLICATION_JSON.isCompatibleWith(type)
                 || "application".equals(type.getType()) && type.getSubtype().endsWith("+json"))) {
-            return Mono.error(new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
+            throw new RuleApiRefusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", null,
                     "A rule document is sent as application/json, not " + (type == null ? "without a Content-Type"
-                    : type) + "."));
+                    : type) + ".");
         }
+    }
+
+    /** The refusal of a body longer than {@link #MAX_BYTES}. */
+    static RuleApiRefusal tooLarge() {
+        return new RuleApiRefusal(HttpStatus.CONTENT_TOO_LARGE, "document_too_large", null,
+                "A rule document is at most " + MAX_BYTES + " bytes.");
+    }
+
+    /** A reactive request's whole body, at most {@link #MAX_BYTES}; empty when it has none. */
+    static Mono<byte[]> body(ServerRequest request) {
         return DataBufferUtils.join(request.bodyToFlux(DataBuffer.class), MAX_BYTES)
-                .onErrorMap(DataBufferLimitException.class, tooLarge -> new RuleApiRefusal(
-                        HttpStatus.CONTENT_TOO_LARGE, "document_too_large", null,
-                        "A rule document is at most " + MAX_BYTES + " bytes."))
+                .onErrorMap(DataBufferLimitException.class, tooLarge -> tooLarge())
                 .map(buffer -> {
                     try {
                         byte[] bytes = new byte[buffer.readableByteCount()];
@@ -72,8 +91,7 @@ final class RuleDocumentReader {
                         DataBufferUtils.release(buffer);
                     }
                 })
-                .defaultIfEmpty(new byte[0])
-                .map(bytes -> parse(id, bytes));
+                .defaultIfEmpty(new byte[0]);
     }
 
     private static Read parse(String id, byte[] bytes) {

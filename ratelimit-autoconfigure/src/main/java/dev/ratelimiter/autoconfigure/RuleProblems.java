@@ -4,11 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.web.reactive.function.server.ServerRequest;
-import org.springframework.web.reactive.function.server.ServerResponse;
-import reactor.core.publisher.Mono;
 
 /**
  * The rules API's refusals as RFC 9457 problem details ({@code application/problem+json}): {@code type} (a URN of the
@@ -24,19 +22,21 @@ final class RuleProblems {
     private RuleProblems() {
     }
 
-    static Mono<ServerResponse> of(ServerRequest request, HttpStatus status, String error, @Nullable String field,
+    static RulesApiOperations.Answer answer(String instance, HttpStatus status, String error, @Nullable String field,
             String detail) {
         Map<String, Object> problem = new LinkedHashMap<>();
         problem.put("type", TYPE_PREFIX + error.replace('_', '-'));
         problem.put("title", title(status, error));
         problem.put("status", status.value());
         problem.put("detail", detail);
-        problem.put("instance", request.requestPath().pathWithinApplication().value());
+        problem.put("instance", instance);
         problem.put("error", error);
         if (field != null) {
             problem.put("field", field);
         }
-        return ServerResponse.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).bodyValue(problem);
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return new RulesApiOperations.Answer(status, headers, problem);
     }
 
     private static String title(HttpStatus status, String error) {

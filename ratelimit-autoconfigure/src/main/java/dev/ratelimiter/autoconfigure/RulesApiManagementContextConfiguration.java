@@ -1,9 +1,5 @@
 package dev.ratelimiter.autoconfigure;
 
-import dev.ratelimiter.core.RuleAdmin;
-import dev.ratelimiter.core.RuleSetFactory;
-import dev.ratelimiter.core.RuleSync;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,7 +8,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
@@ -36,16 +31,9 @@ public class RulesApiManagementContextConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(name = "rateLimitRulesApi")
-    RouterFunction<ServerResponse> rateLimitRulesApi(ObjectProvider<RuleAdmin> admin, ObjectProvider<RuleSync> sync,
-            ObjectProvider<RuleSetFactory> factory, ObjectProvider<OperatorAccounts> accounts, Environment environment,
-            ApplicationContext context) {
-        RulesApiMount mount = RulesApiMount.of(environment);
-        if (mount == null || admin.getIfAvailable() == null || sync.getIfAvailable() == null) {
-            return request -> Mono.empty();
-        }
-        RuleView view = new RuleView(sync.getObject(), factory.getObject().definitions().keyring());
-        RulesApiAccess access = accounts.getIfAvailable() != null ? RulesApiAccess.byRole() : RulesApiAccess.OPEN;
-        return RulesApiRoutes.of(mount, new RulesApiHandler(admin.getObject(), sync.getObject(), view, access,
-                RulesApiRoutes.openApi(mount, context.getClassLoader())));
+    RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
+        RulesApiOperations operations = RulesApiOperations.of(context);
+        return operations == null ? request -> Mono.empty()
+                : RulesApiRoutes.of(operations.mount(), new RulesApiHandler(operations));
     }
 }
