@@ -18,6 +18,7 @@ import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.WriteCondition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -75,6 +76,11 @@ public final class RulesApiOperations {
                 ? RulesApiAccess.byRole() : RulesApiAccess.OPEN;
         return new RulesApiOperations(admin, sync, view, access,
                 RulesApiRoutes.openApi(mount, context.getClassLoader()), mount);
+    }
+
+    /** Whether the environment serves the rules API in the context that serves the actuator. */
+    public static boolean served(Environment environment) {
+        return RulesApiMount.of(environment) != null;
     }
 
     RulesApiMount mount() {

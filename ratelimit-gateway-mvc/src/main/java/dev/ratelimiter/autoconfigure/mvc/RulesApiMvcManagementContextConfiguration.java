@@ -1,0 +1,37 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import java.util.Optional;
+
+import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
+import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * The REST rules API on the servlet flavour, where the WebFlux flavour serves it: a management port's own context,
+ * or, only when {@code ratelimit.rules-api.enabled=true} asks for it, the application's under the actuator's base
+ * path. The MVC flavour does not authenticate it: {@link UnauthenticatedOperatorEndpoints} refuses to start where
+ * more than this host could reach it.
+ */
+@ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
+@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@Conditional(OnRulesApiCondition.class)
+public class RulesApiMvcManagementContextConfiguration {
+
+    /** Without the rule admin (the rule store switched off) the routes match nothing: there is nothing to change. */
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitRulesApi")
+    RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
+        RulesApiOperations operations = RulesApiOperations.of(context);
+        return operations == null ? request -> Optional.empty() : RulesApiServletRoutes.of(operations);
+    }
+}

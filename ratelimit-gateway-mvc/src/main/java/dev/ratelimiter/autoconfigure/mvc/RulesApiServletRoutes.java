@@ -1,0 +1,64 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.Principal;
+
+import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import org.springframework.web.servlet.function.RequestPredicates;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * The rules API ({@link RulesApiOperations}) as WebMvc.fn routes: the same paths, answers and problems as the WebFlux
+ * flavour's. Each operation runs on the servlet thread; a write waits there for the store and for the change to be in
+ * force, as the actuator's own write operations do.
+ */
+final class RulesApiServletRoutes {
+
+    private RulesApiServletRoutes() {
+    }
+
+    static RouterFunction<ServerResponse> of(RulesApiOperations api) {
+        String path = api.path();
+        return RouterFunctions.route()
+                .GET(path, request -> write(api.list(caller(request), instance(request))))
+                .GET(path + RulesApiOperations.openApiPath(),
+                        request -> write(api.openApi(caller(request), instance(request))))
+                .GET(path + "/{ruleId}", request -> write(api.get(caller(request), request.pathVariable("ruleId"),
+                        instance(request))))
+                .PUT(path + "/{ruleId}", request -> write(api.put(caller(request), request.pathVariable("ruleId"),
+                        request.headers().asHttpHeaders(), () -> body(request), instance(request))))
+                .DELETE(path + "/{ruleId}", request -> write(api.delete(caller(request),
+                        request.pathVariable("ruleId"), request.headers().asHttpHeaders(), instance(request))))
+                // anything else on the API's paths is the API's 404 or 405, never a gateway route's
+                .route(RequestPredicates.path(path).or(RequestPredicates.path(path + "/**")),
+                        request -> write(api.elsewhere(request.method().name(), instance(request))))
+                .build();
+    }
+
+    private static byte[] body(ServerRequest request) {
+        try {
+            return RulesApiOperations.readBody(request.servletRequest().getInputStream());
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static Principal caller(ServerRequest request) {
+        return request.principal().orElse(RulesApiOperations.anonymous());
+    }
+
+    private static String instance(ServerRequest request) {
+        return request.requestPath().pathWithinApplication().value();
+    }
+
+    private static ServerResponse write(RulesApiOperations.Answer answer) {
+        ServerResponse.BodyBuilder response = ServerResponse.status(answer.status())
+                .headers(headers -> headers.addAll(answer.headers()));
+        return answer.body() == null ? response.build() : response.body(answer.body());
+    }
+}
