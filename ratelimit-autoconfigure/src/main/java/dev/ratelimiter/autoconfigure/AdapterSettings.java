@@ -4,6 +4,7 @@ import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.gateway.RequestIdentity;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.util.StringUtils;
@@ -45,19 +46,21 @@ public final class AdapterSettings {
     }
 
     /**
-     * The identity from headers only, as a filter that reads nothing else needs it (the Server MVC flavour): a source
-     * beyond the headers (principal, claim, expression, key resolver, a tier claim) fails the start-up saying so,
-     * rather than being ignored.
+     * The identity sources {@code ratelimit.identity.*} names beyond the headers (principal, claim, expression, a
+     * trusted tier claim), checked as on WebFlux (the same messages), for a flavour without Spring Cloud Gateway's
+     * {@code KeyResolver}, which must refuse {@code key-resolver} itself before asking; null when every value comes
+     * from a header, which that flavour then reads with {@link #headerIdentity} alone.
+     *
+     * @param classLoader where Spring Security's OAuth2 classes are looked for (claims need them)
      */
-    public static RequestIdentity headersOnlyIdentity(RateLimitProperties properties, String flavour) {
-        IdentityProperties identity = properties.getIdentity();
-        if (!IdentityResolvers.headersOnly(identity) || StringUtils.hasText(identity.getTier().getClaim())) {
-            throw new InvalidLimitException("ratelimit.identity", "The " + flavour + " reads the caller's identity "
-                    + "from request headers only; ratelimit.identity names another source (principal, claim, "
-                    + "expression or key-resolver). Use header sources, or the WebFlux gateway for the others.");
-        }
-        String tierHeader = identity.getTier().getHeader();
-        return headerIdentity(properties, StringUtils.hasText(tierHeader) ? tierHeader : null);
+    public static IdentitySources identitySources(RateLimitProperties properties, ClassLoader classLoader) {
+        return IdentityResolvers.sources(properties, classLoader);
+    }
+
+    /** The trusted tier header {@code ratelimit.identity.tier.header} names, or null. */
+    public static String tierHeader(RateLimitProperties properties) {
+        String tierHeader = properties.getIdentity().getTier().getHeader();
+        return StringUtils.hasText(tierHeader) ? tierHeader : null;
     }
 
     /**

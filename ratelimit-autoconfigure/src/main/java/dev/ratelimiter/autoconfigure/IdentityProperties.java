@@ -35,6 +35,7 @@ public class IdentityProperties {
      * Longest a source answering through the security context or a Mono (principal, claim, expression, key-resolver,
      * or an application's own RequestIdentityResolver) may take for one request; past it the request is decided as
      * one without identity, as when the source has no value. Header sources answer at once and are not bounded.
+     * WebFlux only: on Gateway Server MVC every source is read synchronously from the servlet request.
      */
     private Duration resolveTimeout = Duration.ofSeconds(1);
 

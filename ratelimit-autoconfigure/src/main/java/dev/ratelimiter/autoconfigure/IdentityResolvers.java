@@ -9,6 +9,7 @@ import dev.ratelimiter.gateway.ClaimSource;
 import dev.ratelimiter.gateway.ConfiguredIdentityResolver;
 import dev.ratelimiter.gateway.ExpressionSource;
 import dev.ratelimiter.gateway.IdentitySource;
+import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
 import org.springframework.beans.factory.BeanFactory;
@@ -19,7 +20,8 @@ import org.springframework.util.StringUtils;
 /**
  * The identity resolver {@code ratelimit.identity.*} describes, checked as it is built: every mistake fails the
  * start-up naming its setting. Headers only (the default) give the {@link RequestIdentity} the filter reads without a
- * Mono; any other source gives a {@link ConfiguredIdentityResolver}.
+ * Mono; any other source gives a {@link ConfiguredIdentityResolver} on WebFlux, and the {@link IdentitySources} it is
+ * built on to the Server MVC flavour ({@link #sources(RateLimitProperties, ClassLoader)}).
  */
 final class IdentityResolvers {
 
@@ -30,14 +32,8 @@ final class IdentityResolvers {
 
     static RequestIdentityResolver of(RateLimitProperties properties, BeanFactory beans, ClassLoader classLoader) {
         IdentityProperties identity = properties.getIdentity();
-        IdentitySourceProperties.Tier tier = identity.getTier();
-        if (StringUtils.hasText(tier.getClaim()) && StringUtils.hasText(tier.getHeader())) {
-            throw new InvalidLimitException(PREFIX + "tier", PREFIX + "tier.claim and " + PREFIX + "tier.header are "
-                    + "both set; the tier has one trusted source. Set one of them.");
-        }
-        String apiKeyHeader = properties.getApiKey().getHeader();
-        if (headersOnly(identity) && !StringUtils.hasText(tier.getClaim())) {
-            return requestIdentity(properties, StringUtils.hasText(tier.getHeader()) ? tier.getHeader() : null);
+        if (fromHeaders(identity)) {
+            return requestIdentity(properties, AdapterSettings.tierHeader(properties));
         }
         boolean claims = ClaimSource.available(classLoader);
         IdentitySourceProperties.ApiKey apiKey = identity.getApiKey();
@@ -45,19 +41,48 @@ final class IdentityResolvers {
         if (apiKey.getSource().contains(Source.KEY_RESOLVER)) {
             keyResolver = keyResolver(apiKey, beans);
         }
-        IdentitySource tierSource = null;
-        if (StringUtils.hasText(tier.getClaim())) {
-            requireClaims(claims, PREFIX + "tier.claim");
-            tierSource = new ClaimSource(tier.getClaim());
-        }
-        else if (StringUtils.hasText(tier.getHeader())) {
-            tierSource = IdentitySource.header(tier.getHeader());
-        }
         return new ConfiguredIdentityResolver(
-                keyResolver != null ? List.of() : sources("api-key", apiKey, apiKeyHeader, claims),
+                keyResolver != null ? List.of()
+                        : sources("api-key", apiKey, properties.getApiKey().getHeader(), claims),
                 sources("user", identity.getUser(), identity.getUserHeader(), claims),
                 sources("tenant", identity.getTenant(), identity.getTenantHeader(), claims),
-                tierSource, keyResolver, apiKey.getKeyResolver());
+                tierSource(identity.getTier(), claims), keyResolver, apiKey.getKeyResolver());
+    }
+
+    /**
+     * The sources the properties name, for a flavour without Spring Cloud Gateway's {@code KeyResolver} (which it
+     * refuses itself, naming its own alternative), or null when every value comes from a header: that flavour then
+     * reads the headers directly.
+     */
+    static IdentitySources sources(RateLimitProperties properties, ClassLoader classLoader) {
+        IdentityProperties identity = properties.getIdentity();
+        if (fromHeaders(identity)) {
+            return null;
+        }
+        boolean claims = ClaimSource.available(classLoader);
+        return new IdentitySources(
+                sources("api-key", identity.getApiKey(), properties.getApiKey().getHeader(), claims),
+                sources("user", identity.getUser(), identity.getUserHeader(), claims),
+                sources("tenant", identity.getTenant(), identity.getTenantHeader(), claims),
+                tierSource(identity.getTier(), claims));
+    }
+
+    /** Whether every value, the trusted tier included, comes from a header; refuses a tier with two sources. */
+    private static boolean fromHeaders(IdentityProperties identity) {
+        IdentitySourceProperties.Tier tier = identity.getTier();
+        if (StringUtils.hasText(tier.getClaim()) && StringUtils.hasText(tier.getHeader())) {
+            throw new InvalidLimitException(PREFIX + "tier", PREFIX + "tier.claim and " + PREFIX + "tier.header are "
+                    + "both set; the tier has one trusted source. Set one of them.");
+        }
+        return headersOnly(identity) && !StringUtils.hasText(tier.getClaim());
+    }
+
+    private static IdentitySource tierSource(IdentitySourceProperties.Tier tier, boolean claims) {
+        if (StringUtils.hasText(tier.getClaim())) {
+            requireClaims(claims, PREFIX + "tier.claim");
+            return new ClaimSource(tier.getClaim());
+        }
+        return StringUtils.hasText(tier.getHeader()) ? IdentitySource.header(tier.getHeader()) : null;
     }
 
     /** The header identity and client address the properties describe (the filter reads the address with it). */

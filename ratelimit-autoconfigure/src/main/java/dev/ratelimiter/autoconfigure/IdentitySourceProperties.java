@@ -83,7 +83,8 @@ public class IdentitySourceProperties {
 
         /**
          * Name of the Spring Cloud Gateway KeyResolver bean that gives the API key, for the key-resolver source (which
-         * is then the only one): an empty answer is a request without a key.
+         * is then the only one): an empty answer is a request without a key. WebFlux only: Gateway Server MVC refuses
+         * key-resolver (use an expression or a ServletIdentityResolver bean there).
          */
         private String keyResolver;
 

@@ -25,7 +25,7 @@ public final class Admission {
     private static final Logger logger = LoggerFactory.getLogger(Admission.class);
 
     private final RateLimitEvaluator evaluator;
-    private final RequestIdentityResolver describer;
+    private final IdentityDescriber describer;
     private final String apiKeySource;
     private final String challenge;
     private final ApiKeyRefusals refusals;
@@ -38,7 +38,7 @@ public final class Admission {
      * @param describer names the sources of the identity in the answers; its description of the API key and its
      * challenge are asked once, here
      */
-    public Admission(RateLimitEvaluator evaluator, RequestIdentityResolver describer, ApiKeyRefusals refusals,
+    public Admission(RateLimitEvaluator evaluator, IdentityDescriber describer, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock) {
         this.evaluator = evaluator;
         this.describer = describer;

@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.Map;
 
 import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.RuleSet;
 
 /**
  * Who a request comes from, as a {@link RequestIdentityResolver} tells it. Blank values count as missing.
@@ -32,6 +33,21 @@ public record CallerIdentity(String apiKey, String user, String tenant, String t
     /** An unambiguous caller. */
     public static CallerIdentity of(String apiKey, String user, String tenant, String tier) {
         return new CallerIdentity(apiKey, user, tenant, tier, Map.of());
+    }
+
+    /**
+     * The source this request named twice, of those the rules read (the API key always counts), or null: such a
+     * request is refused with 400 rather than decided on a value the client chose.
+     */
+    public String ambiguousFor(RuleSet rules) {
+        if (ambiguous.isEmpty()) {
+            return null;
+        }
+        String source = ambiguous.get(Dimension.API_KEY);
+        if (source == null && rules.needsUser()) {
+            source = ambiguous.get(Dimension.USER);
+        }
+        return source == null && rules.needsTenant() ? ambiguous.get(Dimension.TENANT) : source;
     }
 
     static String nonBlank(String value) {

@@ -3,7 +3,6 @@ package dev.ratelimiter.gateway;
 import java.security.Principal;
 
 import org.springframework.util.ClassUtils;
-import org.springframework.web.server.ServerWebExchange;
 
 /**
  * A claim of the token the caller authenticated with, e.g. {@code azp} for the API key or {@code tenant_id} for the
@@ -15,7 +14,7 @@ import org.springframework.web.server.ServerWebExchange;
 public record ClaimSource(String claim) implements IdentitySource {
 
     @Override
-    public String read(ServerWebExchange exchange, Principal principal) {
+    public String read(IdentityRequest request, Principal principal) {
         return principal == null ? null : TokenClaims.claim(principal, claim);
     }
 

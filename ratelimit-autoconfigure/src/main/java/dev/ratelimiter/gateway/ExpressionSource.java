@@ -30,7 +30,6 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.server.ServerWebExchange;
 
 /**
  * A SpEL expression over the request ({@link IdentityExpressionRoot}), e.g.
@@ -86,9 +85,9 @@ public final class ExpressionSource implements IdentitySource {
     }
 
     @Override
-    public String read(ServerWebExchange exchange, Principal principal) {
+    public String read(IdentityRequest request, Principal principal) {
         try {
-            Object value = expression.getValue(CONTEXT, new IdentityExpressionRoot(exchange, principal, claimsReadable));
+            Object value = expression.getValue(CONTEXT, new IdentityExpressionRoot(request, principal, claimsReadable));
             return value == null ? null : CallerIdentity.nonBlank(value.toString());
         }
         catch (RuntimeException ex) {

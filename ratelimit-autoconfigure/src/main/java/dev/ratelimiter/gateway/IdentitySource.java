@@ -3,17 +3,16 @@ package dev.ratelimiter.gateway;
 import java.security.Principal;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.server.ServerWebExchange;
 
 /**
  * One place a value of the caller's identity is read from: a header, the authenticated principal, a claim of its
- * token, an expression over the exchange. Reading is synchronous: the principal, the one thing that may have to be
+ * token, an expression over the request, on either web stack ({@link IdentityRequest}). Reading is synchronous: the principal, the one thing that may have to be
  * waited for, is resolved once per request before any source is asked.
  */
 public interface IdentitySource {
 
     /** The value for this request, or null; {@code principal} is the authenticated caller, or null. Never blocks. */
-    String read(ServerWebExchange exchange, Principal principal);
+    String read(IdentityRequest request, Principal principal);
 
     /** Where the value comes from, in words a client can act on, e.g. "the X-User-Id header". */
     String describe();
@@ -45,8 +44,8 @@ public interface IdentitySource {
     record HeaderSource(String name) implements IdentitySource {
 
         @Override
-        public String read(ServerWebExchange exchange, Principal principal) {
-            return CallerIdentity.nonBlank(exchange.getRequest().getHeaders().getFirst(name));
+        public String read(IdentityRequest request, Principal principal) {
+            return CallerIdentity.nonBlank(request.headers().getFirst(name));
         }
 
         @Override

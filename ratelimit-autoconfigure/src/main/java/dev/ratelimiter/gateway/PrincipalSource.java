@@ -2,12 +2,10 @@ package dev.ratelimiter.gateway;
 
 import java.security.Principal;
 
-import org.springframework.web.server.ServerWebExchange;
-
 /**
- * The authenticated principal's name, as the exchange's {@link ServerWebExchange#getPrincipal() principal} gives it:
- * with Spring Security that is the {@code Authentication} of the reactive security context (for a JWT resource server,
- * the token's {@code sub}).
+ * The authenticated principal's name: with Spring Security the {@code Authentication} of the security context (the
+ * WebFlux exchange's principal, the servlet request's user principal); for a JWT resource server, the token's
+ * {@code sub}. An anonymous authentication is nobody.
  */
 final class PrincipalSource implements IdentitySource {
 
@@ -20,7 +18,7 @@ final class PrincipalSource implements IdentitySource {
     }
 
     @Override
-    public String read(ServerWebExchange exchange, Principal principal) {
+    public String read(IdentityRequest request, Principal principal) {
         if (principal == null || principal.getClass().getName().equals(ANONYMOUS)) {
             return null;
         }

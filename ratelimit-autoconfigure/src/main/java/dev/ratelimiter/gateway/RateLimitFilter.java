@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.util.Map;
 
 import dev.ratelimiter.core.ApiKeyFormat;
-import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
@@ -105,21 +104,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                 })
                 .defaultIfEmpty(CallerIdentity.NONE)
                 .flatMap(caller -> decide(exchange, chain, rules,
-                        rules.killSwitch() ? null : ambiguous(caller, rules), caller.apiKey(), caller.user(),
+                        rules.killSwitch() ? null : caller.ambiguousFor(rules), caller.apiKey(), caller.user(),
                         caller.tenant(), caller.tier()));
-    }
-
-    /** The source the caller named twice, of those the rules read, or null. */
-    private static String ambiguous(CallerIdentity caller, RuleSet rules) {
-        Map<Dimension, String> ambiguous = caller.ambiguous();
-        if (ambiguous.isEmpty()) {
-            return null;
-        }
-        String source = ambiguous.get(Dimension.API_KEY);
-        if (source == null && rules.needsUser()) {
-            source = ambiguous.get(Dimension.USER);
-        }
-        return source == null && rules.needsTenant() ? ambiguous.get(Dimension.TENANT) : source;
     }
 
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, String duplicated,

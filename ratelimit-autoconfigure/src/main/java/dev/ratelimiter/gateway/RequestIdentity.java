@@ -42,13 +42,16 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
 
     @Override
     public Mono<CallerIdentity> resolve(ServerWebExchange exchange) {
-        HttpHeaders headers = exchange.getRequest().getHeaders();
+        return Mono.just(caller(exchange.getRequest().getHeaders()));
+    }
+
+    /** The caller these headers name, with the identity headers they carry twice (on any web stack). */
+    public CallerIdentity caller(HttpHeaders headers) {
         Map<Dimension, String> ambiguous = new EnumMap<>(Dimension.class);
         putIfRepeated(ambiguous, headers, Dimension.API_KEY, apiKeyHeader);
         putIfRepeated(ambiguous, headers, Dimension.USER, userHeader);
         putIfRepeated(ambiguous, headers, Dimension.TENANT, tenantHeader);
-        return Mono.just(new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers),
-                ambiguous));
+        return new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers), ambiguous);
     }
 
     private static void putIfRepeated(Map<Dimension, String> ambiguous, HttpHeaders headers, Dimension dimension,

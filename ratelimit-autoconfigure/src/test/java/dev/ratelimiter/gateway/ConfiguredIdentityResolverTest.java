@@ -67,7 +67,7 @@ class ConfiguredIdentityResolverTest {
     }
 
     private static String read(IdentitySource source, ServerWebExchange exchange) {
-        return source.read(exchange, exchange.getPrincipal().block(Duration.ofSeconds(1)));
+        return source.read(IdentityRequest.of(exchange), exchange.getPrincipal().block(Duration.ofSeconds(1)));
     }
 
     private static CallerIdentity resolve(RequestIdentityResolver resolver, ServerWebExchange exchange) {

@@ -76,7 +76,7 @@ class IdentityAttackTest {
             catch (InvalidLimitException refused) {
                 continue;
             }
-            read.put(probe, source.read(exchange, exchange.getPrincipal().block(Duration.ofSeconds(1))));
+            read.put(probe, source.read(IdentityRequest.of(exchange), exchange.getPrincipal().block(Duration.ofSeconds(1))));
         }
         assertThat(Sensitive.calls).as("getters called through %s", read).hasValue(0);
         assertThat(read.values()).doesNotContain("leaked");

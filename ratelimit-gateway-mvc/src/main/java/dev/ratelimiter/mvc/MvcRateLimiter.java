@@ -12,11 +12,14 @@ import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.RefusalAnswer;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RouteMetadata;
+import dev.ratelimiter.gateway.WarnOnce;
 import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
@@ -33,10 +36,13 @@ public final class MvcRateLimiter {
 
     private final RateLimitEvaluator evaluator;
     private final RequestIdentity identity;
+    /** Who is calling when that is more than the headers; null: the headers, read directly (the hot path). */
+    private final ServletIdentityResolver resolver;
     private final Admission admission;
     private final DecisionWait wait;
     private final Function<String, Map<String, Object>> routeMetadata;
     private final RefusalWriter refusals;
+    private final WarnOnce failedResolutions = new WarnOnce(LoggerFactory.getLogger(MvcRateLimiter.class));
 
     /**
      * @param identity who is calling, from the request headers
@@ -46,9 +52,22 @@ public final class MvcRateLimiter {
      */
     public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, Admission admission,
             Duration waitBound, Function<String, Map<String, Object>> routeMetadata, RefusalWriter refusals) {
+        this(evaluator, identity, ServletIdentityResolver.fromHeaders(identity), admission, waitBound, routeMetadata,
+                refusals);
+    }
+
+    /**
+     * @param identity where the client's address is read (and, when {@code resolver} is the header resolver, every
+     * other value)
+     * @param resolver who the caller is
+     */
+    public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, ServletIdentityResolver resolver,
+            Admission admission, Duration waitBound, Function<String, Map<String, Object>> routeMetadata,
+            RefusalWriter refusals) {
         this.refusals = refusals;
         this.evaluator = evaluator;
         this.identity = identity;
+        this.resolver = resolver instanceof HeaderIdentity ? null : resolver;
         this.admission = admission;
         this.wait = new DecisionWait(waitBound);
         this.routeMetadata = routeMetadata;
@@ -76,19 +95,22 @@ public final class MvcRateLimiter {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
-        String duplicated = rules.killSwitch() ? null
+        CallerIdentity caller = resolver == null ? null : identify(request, routeId);
+        String duplicated = rules.killSwitch() ? null : caller != null ? caller.ambiguousFor(rules)
                 : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
-        String apiKey = identity.apiKey(headers);
+        String apiKey = caller != null ? caller.apiKey() : identity.apiKey(headers);
         RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
-        String tier = refused != null ? null
-                : admission.tier(rules, apiKey, identity.tierHeader() == null ? null : identity.tier(headers));
+        String tier = refused != null ? null : admission.tier(rules, apiKey, caller != null ? caller.tier()
+                : identity.tierHeader() == null ? null : identity.tier(headers));
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);
         }
         if (refused != null) {
             return answer(refused, new HttpHeaders(), null);
         }
-        RequestAttributes attributes = new RequestAttributes(apiKey, identity.user(headers), identity.tenant(headers),
+        RequestAttributes attributes = new RequestAttributes(apiKey,
+                caller != null ? caller.user() : identity.user(headers),
+                caller != null ? caller.tenant() : identity.tenant(headers),
                 rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
                 RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
                 RouteMetadata.cost(metadata));
@@ -105,6 +127,18 @@ public final class MvcRateLimiter {
         HttpServletResponse response = limited.response();
         rateLimitFields.forEach((name, values) -> values.forEach(value -> response.setHeader(name, value)));
         return next.handle(request);
+    }
+
+    /** The resolver's answer; a failing resolver is a request without identity, never a 5xx. */
+    private CallerIdentity identify(ServerRequest request, String routeId) {
+        try {
+            CallerIdentity caller = resolver.resolve(request, routeId);
+            return caller != null ? caller : CallerIdentity.NONE;
+        }
+        catch (RuntimeException ex) {
+            failedResolutions.warn("The identity resolver failed; deciding the request as one without identity", ex);
+            return CallerIdentity.NONE;
+        }
     }
 
     /** From the servlet's peer address, never its host name: nothing here may look a name up in DNS. */

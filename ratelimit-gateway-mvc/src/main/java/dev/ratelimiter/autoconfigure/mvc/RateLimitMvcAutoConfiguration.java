@@ -17,6 +17,7 @@ import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RouteMetadataLookup;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
+import dev.ratelimiter.mvc.ServletIdentityResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,13 +28,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
  * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
- * WebFlux flavour, deciding on the servlet thread with a bounded wait. Identity comes from request headers; every
- * {@link RateLimitResponseCustomizer} bean changes the answers, as on WebFlux.
+ * WebFlux flavour, deciding on the servlet thread with a bounded wait. Identity comes from {@code ratelimit.identity.*}
+ * as on WebFlux (a {@link ServletIdentityResolver} bean replaces it); every {@link RateLimitResponseCustomizer} bean
+ * changes the answers, as on WebFlux.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class },
         afterName = "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration")
@@ -54,17 +57,31 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
-            ObjectProvider<RateLimitResponseCustomizer> customizers, Environment environment) {
+            ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver,
+            Environment environment) {
         UnauthenticatedOperatorEndpoints.refuse(environment);
-        RequestIdentity identity = AdapterSettings.headersOnlyIdentity(properties, "Gateway Server MVC flavour");
-        Admission admission = new Admission(evaluator, identity, AdapterSettings.apiKeyRefusals(properties),
+        // the client address is read with the header identity's settings whoever names the caller
+        RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
+        Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
                 AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC());
         AdapterSettings.rejectRemovedSettings(properties);
-        return new MvcRateLimiter(evaluator, identity, admission,
+        return new MvcRateLimiter(evaluator, identity, resolver, admission,
                 properties.getStore().getTimeout().plus(WAIT_MARGIN),
                 new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
                 new RefusalWriter(customizers.orderedStream().toList()));
+    }
+
+    /**
+     * Who is calling, from {@code ratelimit.identity.*} (the headers by default; the authenticated principal, its
+     * token's claims or an expression when configured), checked as on WebFlux. An application's own bean replaces it.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimitEvaluator.class)
+    ServletIdentityResolver rateLimitServletIdentityResolver(RateLimitProperties properties,
+            ApplicationContext context) {
+        return MvcIdentitySettings.resolver(properties, context.getClassLoader());
     }
 
     @Bean

@@ -74,15 +74,6 @@ class RateLimitMvcAutoConfigurationTest {
     }
 
     @Test
-    void anIdentitySourceBeyondTheHeadersFailsTheStartUpSayingSo() {
-        runner.withPropertyValues("ratelimit.identity.api-key.source=principal").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
-                    .hasMessageContaining("headers only").hasMessageContaining("Gateway Server MVC");
-        });
-    }
-
-    @Test
     void operatorEndpointsExposedBeyondThisHostFailTheStartUpForTheyCannotBeAuthenticatedHere() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=health,ratelimitcontrol").run(context -> {
             assertThat(context).hasFailed();

@@ -1,0 +1,35 @@
+package dev.ratelimiter.gateway;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * What the identity sources read of a request, whatever the web stack: its headers, cookies, query, path, method and
+ * the gateway route that took it. Each flavour answers it from its own request (the WebFlux exchange, the servlet
+ * request) without copying anything up front: a source asks only for what it reads.
+ */
+public interface IdentityRequest {
+
+    /** The request headers. */
+    HttpHeaders headers();
+
+    /** The first cookie of this name's value, or null. */
+    String cookie(String name);
+
+    /** The first query parameter of this name's value (decoded), or null; never a form field of the body. */
+    String query(String name);
+
+    /** The request path, as the client sent it (not decoded). */
+    String path();
+
+    /** The HTTP method's name. */
+    String method();
+
+    /** The id of the gateway route that took the request, or null. */
+    String routeId();
+
+    /** The WebFlux exchange's view. */
+    static IdentityRequest of(ServerWebExchange exchange) {
+        return new ExchangeIdentityRequest(exchange);
+    }
+}

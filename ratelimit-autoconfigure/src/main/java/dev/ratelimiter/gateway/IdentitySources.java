@@ -1,0 +1,100 @@
+package dev.ratelimiter.gateway;
+
+import java.security.Principal;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.JsonText;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * The caller's identity from the sources {@code ratelimit.identity.*} names, per dimension, whatever the web stack:
+ * the first source of a dimension's list that has a value gives it. A header sent twice, read as a header or by an
+ * expression, stops its dimension's lookup (a later source would let the client choose which value counts): the
+ * request is ambiguous. The tier, from a trusted source only, is never read from a header sent twice. Each flavour
+ * hands it its request ({@link IdentityRequest}) and the authenticated principal, which it fetches only when
+ * {@link #readsPrincipal()}.
+ */
+public final class IdentitySources implements IdentityDescriber {
+
+    private final List<IdentitySource> apiKey;
+    private final List<IdentitySource> user;
+    private final List<IdentitySource> tenant;
+    private final IdentitySource tier;
+    private final boolean readsPrincipal;
+
+    /**
+     * @param apiKey, user, tenant each dimension's sources, in order
+     * @param tier the trusted tier source, or null to look the tier up by the API key
+     */
+    public IdentitySources(List<IdentitySource> apiKey, List<IdentitySource> user, List<IdentitySource> tenant,
+            IdentitySource tier) {
+        this.apiKey = List.copyOf(apiKey);
+        this.user = List.copyOf(user);
+        this.tenant = List.copyOf(tenant);
+        this.tier = tier;
+        this.readsPrincipal = Stream.of(this.apiKey, this.user, this.tenant, tier == null ? List.<IdentitySource>of()
+                : List.of(tier)).flatMap(List::stream).anyMatch(IdentitySource::readsPrincipal);
+    }
+
+    /** Whether a source reads the principal: only then need the caller's flavour look it up. */
+    public boolean readsPrincipal() {
+        return readsPrincipal;
+    }
+
+    /** The caller of this request; {@code principal} is the authenticated caller, or null. Never blocks. */
+    public CallerIdentity identify(IdentityRequest request, Principal principal) {
+        Map<Dimension, String> ambiguous = new EnumMap<>(Dimension.class);
+        String key = first(Dimension.API_KEY, apiKey, request, principal, ambiguous);
+        String userId = first(Dimension.USER, user, request, principal, ambiguous);
+        String tenantId = first(Dimension.TENANT, tenant, request, principal, ambiguous);
+        String trustedTier = tier == null || tier.repeatedHeader(request.headers()) != null ? null
+                : tier.read(request, principal);
+        return new CallerIdentity(key, userId, tenantId, trustedTier, ambiguous);
+    }
+
+    private static String first(Dimension dimension, List<IdentitySource> sources, IdentityRequest request,
+            Principal principal, Map<Dimension, String> ambiguous) {
+        HttpHeaders headers = request.headers();
+        for (IdentitySource source : sources) {
+            String repeated = source.repeatedHeader(headers);
+            if (repeated != null) {
+                ambiguous.put(dimension, repeated);
+                return null;
+            }
+            String value = source.read(request, principal);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String describe(Dimension dimension) {
+        return switch (dimension) {
+            case API_KEY -> described(apiKey);
+            case USER -> described(user);
+            case TENANT -> described(tenant);
+            default -> IdentityDescriber.super.describe(dimension);
+        };
+    }
+
+    private static String described(List<IdentitySource> sources) {
+        return sources.stream().map(IdentitySource::describe).collect(Collectors.joining(" or "));
+    }
+
+    /** Bearer when the key comes with the token; the header's own scheme when it is sent in one (both: both). */
+    @Override
+    public String challenge() {
+        String challenges = apiKey.stream()
+                .map(source -> source instanceof IdentitySource.HeaderSource header
+                        ? "ApiKey header=" + JsonText.quote(header.name()) : "Bearer")
+                .distinct().collect(Collectors.joining(", "));
+        return challenges.isEmpty() ? "Bearer" : challenges;
+    }
+}
