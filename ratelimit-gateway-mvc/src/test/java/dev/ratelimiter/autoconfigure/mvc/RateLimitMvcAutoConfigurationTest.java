@@ -85,6 +85,23 @@ class RateLimitMvcAutoConfigurationTest {
     }
 
     @Test
+    void theRulesApiServedBeyondThisHostFailsTheStartUpAndOnLoopbackOrSwitchedOffStarts() {
+        // a management port of its own serves the API by default, as on WebFlux
+        runner.withPropertyValues("management.server.port=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                    .hasMessageContaining("rules API").hasMessageContaining("cannot authenticate it");
+        });
+        runner.withPropertyValues("ratelimit.rules-api.enabled=true").run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("management.server.port=0", "management.server.address=127.0.0.1")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        runner.withPropertyValues("management.server.port=0", "ratelimit.rules-api.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        runner.withPropertyValues("management.server.port=0", "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+    }
+
+    @Test
     void operatorEndpointsOnLoopbackOrUnderTheApplicationsOwnSecurityOrUnexposedStart() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit,ratelimitcontrol",
                 "management.server.port=0", "management.server.address=127.0.0.1")

@@ -1,0 +1,155 @@
+package dev.ratelimiter.mvc;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The REST rules API on the MVC flavour, on a loopback management port as the WebFlux flavour serves it: a rule
+ * created there is in force on the gateway's routes, writes need a precondition and a stale one loses, bad documents
+ * are the same problems, and nothing on the API's paths falls through.
+ */
+@DirtiesContext
+@SpringBootTest(classes = TestMvcGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class MvcRulesApiIntegrationTest {
+
+    @RegisterExtension
+    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final StubUpstream upstream = fixture.upstream();
+
+    private static final JsonMapper json = JsonMapper.builder().build();
+    private static final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @LocalServerPort
+    int port;
+
+    @LocalManagementPort
+    int managementPort;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        fixture.redisProperties(registry);
+        registry.add("ratelimit.store.timeout", () -> "2s");
+        registry.add("management.server.port", () -> "0");
+        registry.add("management.server.address", () -> "127.0.0.1");
+        registry.add("ratelimit.rule-store.poll-interval", () -> "200ms");
+        fixture.route(registry, 0, "api", "/api/**");
+        registry.add("ratelimit.default-tier", () -> "free");
+        registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "100000");
+        registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "100000");
+    }
+
+    @BeforeEach
+    void reset() {
+        upstream.delay(Duration.ZERO);
+    }
+
+    @Test
+    void aRuleCreatedThroughTheApiIsInForceOnTheRoutesAndAStaleWriteLoses() throws Exception {
+        HttpResponse<String> before = send("GET", "/v1/rules", null, null);
+        assertThat(before.statusCode()).isEqualTo(200);
+        String version = before.headers().firstValue("ETag").orElseThrow();
+
+        String rule = "{\"capacity\":2,\"refillTokens\":2,\"refillPeriod\":\"1h\",\"match\":{\"routeIds\":[\"api\"]}}";
+        HttpResponse<String> created = send("PUT", "/v1/rules/two", rule, "If-None-Match", "*");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        JsonNode body = json.readTree(created.body());
+        assertThat(body.get("id").asString()).isEqualTo("two");
+        assertThat(body.get("capacity").asLong()).isEqualTo(2);
+        assertThat(created.headers().firstValue("ETag")).isPresent().isNotEqualTo(version);
+
+        assertThat(gateway("key-a")).isEqualTo(200);
+        assertThat(gateway("key-a")).isEqualTo(200);
+        assertThat(gateway("key-a")).as("the API's rule limits the route").isEqualTo(429);
+        assertThat(upstream.hits()).isEqualTo(2);
+
+        HttpResponse<String> stale = send("PUT", "/v1/rules/two", rule, "If-Match", version);
+        assertThat(stale.statusCode()).isEqualTo(412);
+        assertThat(json.readTree(stale.body()).get("error").asString()).isEqualTo("precondition_failed");
+
+        String current = send("GET", "/v1/rules/two", null, null).headers().firstValue("ETag").orElseThrow();
+        HttpResponse<String> deleted = send("DELETE", "/v1/rules/two", null, "If-Match", current);
+        assertThat(deleted.statusCode()).isEqualTo(204);
+        assertThat(send("GET", "/v1/rules/two", null, null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void badWritesAreTheSameProblemsAsOnWebFlux() throws Exception {
+        HttpResponse<String> noPrecondition = send("PUT", "/v1/rules/x", "{\"capacity\":1}", null);
+        assertThat(noPrecondition.statusCode()).isEqualTo(428);
+        assertThat(noPrecondition.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+
+        HttpResponse<String> form = sendTyped("PUT", "/v1/rules/x", "capacity=1", "application/x-www-form-urlencoded");
+        assertThat(form.statusCode()).isEqualTo(415);
+
+        HttpResponse<String> invalid = send("PUT", "/v1/rules/x", "{\"capacity\":-5}", "If-None-Match", "*");
+        assertThat(invalid.statusCode()).isEqualTo(422);
+        JsonNode problem = json.readTree(invalid.body());
+        assertThat(problem.get("error").asString()).isEqualTo("invalid_rule");
+        assertThat(problem.get("field").asString()).isEqualTo("capacity");
+        assertThat(problem.get("instance").asString()).isEqualTo("/v1/rules/x");
+
+        HttpResponse<String> malformed = send("PUT", "/v1/rules/x", "{\"capacity\":1,\"capacity\":2}", "If-None-Match",
+                "*");
+        assertThat(malformed.statusCode()).isEqualTo(400);
+
+        HttpResponse<String> huge = send("PUT", "/v1/rules/x", "{\"group\":\"" + "a".repeat(300_000) + "\"}",
+                "If-None-Match", "*");
+        assertThat(huge.statusCode()).isEqualTo(413);
+
+        assertThat(send("POST", "/v1/rules/x", "{}", null).statusCode()).isEqualTo(405);
+        assertThat(send("GET", "/v1/rules/x/y", null, null).statusCode()).isEqualTo(404);
+        HttpResponse<String> openApi = send("GET", "/v1/rules/_openapi.yaml", null, null);
+        assertThat(openApi.statusCode()).isEqualTo(200);
+        assertThat(openApi.body()).contains("openapi: 3.1", "/v1/rules/{ruleId}");
+        assertThat(json.readTree(send("GET", "/v1/rules", null, null).body()).get("rules").size())
+                .as("nothing was written").isEqualTo(1);
+    }
+
+    private int gateway(String apiKey) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/x"))
+                .header("X-API-Key", apiKey).timeout(Duration.ofSeconds(10)).GET().build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    private HttpResponse<String> send(String method, String path, String body, String header, String... value)
+            throws Exception {
+        HttpRequest.Builder request = builder(method, path, body, "application/json");
+        if (header != null) {
+            request.header(header, value[0]);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> sendTyped(String method, String path, String body, String type) throws Exception {
+        HttpRequest.Builder request = builder(method, path, body, type).header("If-None-Match", "*");
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder builder(String method, String path, String body, String type) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                .timeout(Duration.ofSeconds(10));
+        if (body != null) {
+            request.header("Content-Type", type);
+        }
+        return request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body));
+    }
+}
