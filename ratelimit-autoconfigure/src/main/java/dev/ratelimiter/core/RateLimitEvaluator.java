@@ -118,6 +118,29 @@ public final class RateLimitEvaluator {
     }
 
     /**
+     * The verdict for a request whose decision never came (late past every bound, or failed): each rule by its
+     * failure mode, as when the store cannot answer, but nothing counted — an enforced {@link FailureMode#CLOSED}
+     * rule refuses it with 503, every other rule lets it through. Adapters that wait for decisions on their own
+     * threads use it as their backstop, so that a stuck decision keeps the promise of a fail-closed rule.
+     */
+    public Verdict undecided(RuleSet ruleSet, RequestAttributes request) {
+        if (ruleSet.killSwitch()) {
+            return Verdict.unlimited(Verdict.Reason.KILL_SWITCH);
+        }
+        if (!ruleSet.enforced(request.tier())) {
+            return Verdict.unlimited(Verdict.Reason.NO_RULE);
+        }
+        List<RuleOutcome> refused = new ArrayList<>();
+        for (Rule rule : ruleSet.applicableTo(request)) {
+            if (rule.failureMode() == FailureMode.CLOSED && rule.mode() != Mode.SHADOW) {
+                Check check = new Check(rule, bucketOf(clientIds, rule, request), 1, false);
+                refused.add(new RuleOutcome(check, false, 0, WithoutStore.SHORTEST_RETRY_AFTER, Duration.ZERO));
+            }
+        }
+        return refused.isEmpty() ? Verdict.unlimited(Verdict.Reason.NO_RULE) : Verdict.unavailable(refused);
+    }
+
+    /**
      * Hot keys: a very large tenant's bucket split into {@code shards} sub-buckets over different store slots
      * ({@code rl:{tenant#0..15}}), each holding limit ÷ shards. The caller — the finest identity the request has — is
      * hashed to one of them, so one key's load spreads over shards, at a cost: a caller landing on a busy shard is

@@ -1,10 +1,14 @@
 package dev.ratelimiter.mvc;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.Verdict;
 import org.slf4j.Logger;
@@ -15,21 +19,35 @@ import reactor.core.publisher.Mono;
  * Waits on a servlet thread (a platform or a virtual one) for a decision, never longer than a bound. The decision
  * already carries the store timeout and breaker (the fail-safe store answers from its fallback once the timeout has
  * passed); the bound is the backstop above it, for a decision that is late for any other reason. Past it, or on any
- * failure, the request goes through: a limiter that is stuck must not become an outage of the API behind it, nor a
- * 500.
+ * failure, the request is decided by its rules' failure modes without the store (the {@code undecided} verdict):
+ * a fail-closed rule still refuses with 503, every other request goes through — a limiter that is stuck must not
+ * become an outage of the API behind it, nor a 500, nor a way around a rule that promised to fail closed.
  */
 final class DecisionWait {
 
     private static final Logger logger = LoggerFactory.getLogger(DecisionWait.class);
+    /** A stuck limiter is said at WARN at most this often; every case in between goes to DEBUG. */
+    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final long boundNanos;
+    private final LongSupplier nanoTime;
+    private final AtomicLong nextWarning;
 
     /** @param bound the longest a request waits for its decision: the store timeout and a margin */
     DecisionWait(Duration bound) {
-        this.boundNanos = bound.toNanos();
+        this(bound, System::nanoTime);
     }
 
-    Verdict await(Mono<Verdict> decision) {
+    DecisionWait(Duration bound, LongSupplier nanoTime) {
+        this.boundNanos = bound.toNanos();
+        this.nanoTime = nanoTime;
+        this.nextWarning = new AtomicLong(nanoTime.getAsLong());
+    }
+
+    /**
+     * @param undecided the verdict when the decision does not come: the rules' failure modes without the store
+     */
+    Verdict await(Mono<Verdict> decision, Supplier<Verdict> undecided) {
         CompletableFuture<Verdict> future = decision.toFuture();
         try {
             Verdict verdict = future.get(boundNanos, TimeUnit.NANOSECONDS);
@@ -38,7 +56,7 @@ final class DecisionWait {
         catch (TimeoutException ex) {
             // Cancelling unsubscribes: a permit granted after this is given back by the request's permits.
             future.cancel(true);
-            logger.warn("No rate-limit decision within {} ms; letting the request through",
+            warn("No rate-limit decision within {} ms; deciding the request by its rules' failure modes", null,
                     TimeUnit.NANOSECONDS.toMillis(boundNanos));
         }
         catch (InterruptedException ex) {
@@ -46,8 +64,26 @@ final class DecisionWait {
             Thread.currentThread().interrupt();
         }
         catch (ExecutionException ex) {
-            logger.error("Rate-limit decision failed; letting the request through", ex.getCause());
+            warn("Rate-limit decision failed; deciding the request by its rules' failure modes", ex.getCause());
         }
-        return Verdict.unlimited(Verdict.Reason.NO_RULE);
+        return undecided.get();
+    }
+
+    /** At WARN once a minute at most, so that a stuck limiter cannot flood the log at request rate. */
+    private void warn(String message, Throwable cause, Object... arguments) {
+        long now = nanoTime.getAsLong();
+        long next = nextWarning.get();
+        boolean due = now - next >= 0 && nextWarning.compareAndSet(next, now + WARN_EVERY_NANOS);
+        Object[] withCause = arguments;
+        if (cause != null) {
+            withCause = Arrays.copyOf(arguments, arguments.length + 1);
+            withCause[arguments.length] = cause;
+        }
+        if (due) {
+            logger.warn(message + " (said at most once a minute; the others at DEBUG)", withCause);
+        }
+        else {
+            logger.debug(message, withCause);
+        }
     }
 }

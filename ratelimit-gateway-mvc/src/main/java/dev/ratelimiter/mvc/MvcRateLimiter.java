@@ -116,7 +116,8 @@ public final class MvcRateLimiter {
                 RouteMetadata.cost(metadata));
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
         // is written, however the request ends.
-        Verdict verdict = wait.await(evaluator.check(rules, attributes, limited.permits()));
+        Verdict verdict = wait.await(evaluator.check(rules, attributes, limited.permits()),
+                () -> evaluator.undecided(rules, attributes));
         HttpHeaders rateLimitFields = new HttpHeaders();
         refused = admission.judge(attributes, verdict, rateLimitFields);
         if (refused != null) {
