@@ -180,9 +180,9 @@ public final class RulesApiOperations {
      * A blocking request's whole body, for {@link #put}'s supplier: at most {@link RuleDocumentReader#MAX_BYTES}
      * read, a refusal (413) past it; a body that cannot be read (the client went away) is a refusal too (400).
      */
-    public static byte[] readBody(InputStream in) {
+    public static byte[] readBody(BodyStream body) {
         try {
-            byte[] bytes = in.readNBytes(RuleDocumentReader.MAX_BYTES + 1);
+            byte[] bytes = body.open().readNBytes(RuleDocumentReader.MAX_BYTES + 1);
             if (bytes.length > RuleDocumentReader.MAX_BYTES) {
                 throw RuleDocumentReader.tooLarge();
             }
@@ -192,6 +192,12 @@ public final class RulesApiOperations {
             throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null,
                     "The rule document could not be read: " + ex.getMessage());
         }
+    }
+
+    /** Opens a blocking request's body; opening can fail as reading can (the client went away). */
+    @FunctionalInterface
+    public interface BodyStream {
+        InputStream open() throws IOException;
     }
 
     /** The caller of a request nobody authenticated (the API on a port that needs no authentication). */

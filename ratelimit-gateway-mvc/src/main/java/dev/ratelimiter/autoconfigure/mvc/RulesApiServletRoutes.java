@@ -1,7 +1,5 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.security.Principal;
 
 import dev.ratelimiter.autoconfigure.RulesApiOperations;
@@ -40,12 +38,7 @@ final class RulesApiServletRoutes {
     }
 
     private static byte[] body(ServerRequest request) {
-        try {
-            return RulesApiOperations.readBody(request.servletRequest().getInputStream());
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return RulesApiOperations.readBody(() -> request.servletRequest().getInputStream());
     }
 
     private static Principal caller(ServerRequest request) {
