@@ -12,6 +12,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -27,8 +29,13 @@ import org.springframework.web.servlet.function.ServerResponse;
 @Conditional(OnRulesApiCondition.class)
 public class RulesApiMvcManagementContextConfiguration {
 
-    /** Without the rule admin (the rule store switched off) the routes match nothing: there is nothing to change. */
+    /**
+     * Without the rule admin (the rule store switched off) the routes match nothing: there is nothing to change.
+     * First of all router functions, as on WebFlux (whose router functions come before the gateway's routes): on the
+     * shared port a gateway route on {@code /actuator/**} must not take the API's paths.
+     */
     @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     @ConditionalOnMissingBean(name = "rateLimitRulesApi")
     RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
         RulesApiOperations operations = RulesApiOperations.of(context);
