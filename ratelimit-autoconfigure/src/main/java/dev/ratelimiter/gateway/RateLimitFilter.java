@@ -126,9 +126,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         Mono<Verdict> checked = evaluator.check(rules, request, permits)
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
-                    // limiter bug must not become an outage of the API behind it.
-                    logger.error("Rate-limit decision failed; letting the request through", failure);
-                    return Mono.just(Verdict.unlimited(Verdict.Reason.NO_RULE));
+                    // limiter bug must become neither an outage of the API behind it nor a way past a rule that
+                    // promised to fail closed: the rules' failure modes decide, without the store.
+                    logger.error("Rate-limit decision failed; deciding the request by its rules' failure modes",
+                            failure);
+                    return Mono.just(evaluator.undecided(rules, request));
                 });
         // The verdict may arrive on a Redis client thread or a timer thread; the rest of the chain (other filters,
         // the proxying) belongs on this connection's own event loop.
