@@ -17,25 +17,48 @@ import java.util.stream.Stream;
 import dev.ratelimiter.testsupport.LoopbackPorts;
 
 /**
- * One gateway as a user deploys it: {@code java -Xms512m -Xmx512m -jar bench-gateway.jar}, default JIT and GC, its
- * limiter chosen by the case. Ready once its management health answers 200.
+ * One gateway as a user deploys it: {@code java -Xms512m -Xmx512m -jar bench-gateway.jar} (or
+ * {@code bench-gateway-mvc.jar}), default JIT and GC, its limiter chosen by the case. Ready once its management health
+ * answers 200.
  */
 final class BenchGateway implements AutoCloseable {
 
-    /** The limiters compared, in the order each round runs them. */
+    /**
+     * The limiters compared, in the order each round runs them: the WebFlux gateway's five, then the Gateway Server
+     * MVC gateway's three (its own limiter-off, the baseline its ratios are taken against).
+     */
     enum Case {
-        OFF("off", "limiter off"),
-        SCG_REDIS("scg-redis", "Spring Cloud Gateway RequestRateLimiter + RedisRateLimiter"),
-        SCG_BUCKET4J("scg-bucket4j", "SCG RequestRateLimiter + Bucket4jRateLimiter (bucket4j_jdk17-lettuce)"),
-        EXACT("exact", "ours, exact"),
-        LOCAL("local", "ours, store-mode local");
+        OFF("off", "limiter off", false, null),
+        SCG_REDIS("scg-redis", "Spring Cloud Gateway RequestRateLimiter + RedisRateLimiter", false, null),
+        SCG_BUCKET4J("scg-bucket4j", "SCG RequestRateLimiter + Bucket4jRateLimiter (bucket4j_jdk17-lettuce)", false,
+                null),
+        EXACT("exact", "ours, exact", false, "exact"),
+        LOCAL("local", "ours, store-mode local", false, "local"),
+        MVC_OFF("mvc-off", "Gateway Server MVC, limiter off", true, null),
+        MVC_EXACT("mvc-exact", "Gateway Server MVC, ours, exact", true, "exact"),
+        MVC_LOCAL("mvc-local", "Gateway Server MVC, ours, store-mode local", true, "local");
 
         final String id;
         final String label;
+        /** Runs the Gateway Server MVC bench gateway, not the WebFlux one. */
+        final boolean mvc;
+        /** Our limiter's store mode; null: not ours. */
+        final String storeMode;
 
-        Case(String id, String label) {
+        Case(String id, String label, boolean mvc, String storeMode) {
             this.id = id;
             this.label = label;
+            this.mvc = mvc;
+            this.storeMode = storeMode;
+        }
+
+        boolean ours() {
+            return storeMode != null;
+        }
+
+        /** The limiter-off case of the same gateway: what this case's ratios are to. */
+        Case baseline() {
+            return mvc ? MVC_OFF : OFF;
         }
 
         static Case of(String id) {
@@ -45,7 +68,7 @@ final class BenchGateway implements AutoCloseable {
                 }
             }
             throw new IllegalArgumentException("unknown case '" + id + "'; cases are off, scg-redis, scg-bucket4j, "
-                    + "exact, local");
+                    + "exact, local, mvc-off, mvc-exact, mvc-local");
         }
     }
 
@@ -67,8 +90,8 @@ final class BenchGateway implements AutoCloseable {
                 "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
                 "--bench.upstream=" + upstream, "--bench.limiter=" + limiter.id,
                 "--bench.deny-rate=" + DENY_RATE));
-        if (limiter == Case.EXACT || limiter == Case.LOCAL) {
-            String mode = limiter == Case.LOCAL ? "local" : "exact";
+        if (limiter.ours()) {
+            String mode = limiter.storeMode;
             command.addAll(List.of("--ratelimit.enabled=true", "--ratelimit.store.type=redis",
                     "--ratelimit.default-tier=free",
                     // the allowed path: a bucket per client that no client empties
@@ -156,21 +179,28 @@ final class BenchGateway implements AutoCloseable {
         }
     }
 
-    /** Finds the bench gateway's jar: property {@code bench.gateway.jar}, else ratelimit-bench-gateway/target. */
-    static Path locateJar() {
-        String configured = System.getProperty("bench.gateway.jar", System.getenv("BENCH_GATEWAY_JAR"));
+    /**
+     * Finds a bench gateway's jar: property {@code bench.gateway.jar} ({@code bench.gateway.mvc.jar} for the MVC
+     * gateway), else {@code ratelimit-bench-gateway/target} ({@code ratelimit-bench-gateway-mvc/target}).
+     */
+    static Path locateJar(boolean mvc) {
+        String property = mvc ? "bench.gateway.mvc.jar" : "bench.gateway.jar";
+        String module = mvc ? "ratelimit-bench-gateway-mvc" : "ratelimit-bench-gateway";
+        String name = mvc ? "bench-gateway-mvc.jar" : "bench-gateway.jar";
+        String configured = System.getProperty(property, System.getenv(mvc ? "BENCH_GATEWAY_MVC_JAR"
+                : "BENCH_GATEWAY_JAR"));
         if (configured != null && !configured.isBlank()) {
             return Path.of(configured);
         }
-        for (String dir : List.of("ratelimit-bench-gateway/target", "../ratelimit-bench-gateway/target")) {
-            Path jar = Path.of(dir, "bench-gateway.jar");
+        for (String dir : List.of(module + "/target", "../" + module + "/target")) {
+            Path jar = Path.of(dir, name);
             if (Files.isRegularFile(jar)) {
                 return jar.toAbsolutePath().normalize();
             }
         }
-        throw new IllegalStateException("No bench-gateway.jar in ratelimit-bench-gateway/target (working directory "
+        throw new IllegalStateException("No " + name + " in " + module + "/target (working directory "
                 + Path.of("").toAbsolutePath() + "). Build it first: ./mvnw -pl ratelimit-benchmarks -am package "
-                + "-DskipTests, or pass -Dbench.gateway.jar=<path>.");
+                + "-DskipTests, or pass -D" + property + "=<path>.");
     }
 
     private void awaitReady(int management, Duration max) {

@@ -32,7 +32,7 @@ import dev.ratelimiter.testsupport.RedisServers;
  * java -cp ratelimit-benchmarks/target/benchmarks.jar dev.ratelimiter.benchmarks.sidebyside.SideBySide
  *     [--rounds=2] [--warmup=30s] [--warmup-max=180s] [--warmup-slice=5s] [--duration=15s] [--connections=32]
  *     [--keys=1000]
- *     [--cases=off,scg-redis,scg-bucket4j,exact,local] [--paced=10s] [--loads=0.5,0.9] [--quick]
+ *     [--cases=off,scg-redis,scg-bucket4j,exact,local,mvc-off,mvc-exact,mvc-local] [--paced=10s] [--loads=0.5,0.9] [--quick]
  *     [--out=target/side-by-side]
  * </pre>
  * {@code BENCH_GATEWAY_JVM_ARGS} adds JVM arguments to every gateway (e.g. a flight recording).
@@ -81,7 +81,10 @@ public final class SideBySide {
     }
 
     static List<Measured> run(Options options, Path out) {
-        Path jar = BenchGateway.locateJar();
+        Map<Boolean, Path> jars = new java.util.HashMap<>();
+        for (Case limiter : options.cases) {
+            jars.computeIfAbsent(limiter.mvc, BenchGateway::locateJar);
+        }
         List<Measured> results = new ArrayList<>();
         try (RedisServer redis = RedisServers.start(); Upstream upstream = Upstream.start(out, options.tools)) {
             ClosedLoop load = new ClosedLoop(out, options.tools);
@@ -92,8 +95,8 @@ public final class SideBySide {
                 Map<Case, Measured> thisRound = new EnumMap<>(Case.class);
                 for (Case limiter : options.cases) {
                     redis.command("FLUSHALL");
-                    Measured measured = measure(limiter, round, jar, redis, upstream, load, options,
-                            thisRound.get(Case.OFF), out);
+                    Measured measured = measure(limiter, round, jars.get(limiter.mvc), redis, upstream, load,
+                            options, thisRound.get(limiter.baseline()), out);
                     thisRound.put(limiter, measured);
                     results.add(measured);
                     System.out.printf(Locale.ROOT, "round %d %-13s allow %8.0f req/s p99 %6.2f ms errors %d | deny %8.0f req/s"
@@ -281,7 +284,8 @@ public final class SideBySide {
             return String.format(Locale.ROOT, "%d round(s); each case: warm-up of at least %d s and the compilers are idle and three %d s slices agree within %.0f %% (at most %d s), %d s measured at %d connections "
                     + "(allowed path: %d random API keys under a limit none reaches; refused path: one key at %d/s), "
                     + "then %d s of the allowed path at each of %s of the limiter-off rate of the same round (paced: "
-                    + "random pauses between requests). Gateways: java -Xms512m -Xmx512m -jar bench-gateway.jar%s. %s",
+                    + "random pauses between requests). Gateways: java -Xms512m -Xmx512m -jar bench-gateway.jar (WebFlux) or "
+                    + "bench-gateway-mvc.jar (Gateway Server MVC, Tomcat, platform threads)%s. %s",
                     rounds, warmup.toSeconds(), warmupSlice.toSeconds(), STEADY * 100, warmupMax.toSeconds(),
                     duration.toSeconds(), connections, keys, BenchGateway.DENY_RATE,
                     paced.toSeconds(), loads.stream().map(share -> Math.round(share * 100) + " %")

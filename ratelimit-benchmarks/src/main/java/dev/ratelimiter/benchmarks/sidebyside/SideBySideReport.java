@@ -38,13 +38,14 @@ final class SideBySideReport {
                             m.allow()))))
                     .append(" | ").append(each(mine, m -> fmt("%.0f", perRequest(m.allowRedis().cpuMicros(),
                             m.allow()))))
-                    .append(" | ").append(each(mine, m -> limiter == Case.EXACT || limiter == Case.LOCAL
+                    .append(" | ").append(each(mine, m -> limiter.ours()
                             ? fmt("%.2f %%", 100.0 * m.fallbackDecisions() / Math.max(1, m.allow().requests()))
                             : "-"))
                     .append(" |\n");
         }
         out.append("\nEach cell: round 1 / round 2 / …; \"vs off\": this case's throughput ÷ limiter off's in the same "
-                + "round. Refused path: requests per second answered (429s) for one client at 10/s. Script calls and "
+                + "round, of the same gateway (the MVC cases: MVC limiter off; in brackets, WebFlux limiter off's). "
+                + "Refused path: requests per second answered (429s) for one client at 10/s. Script calls and "
                 + "commands: Redis's own INFO commandstats over the allowed run, per request (commands inside scripts "
                 + "included); Redis CPU: its process's user + system time over the allowed run, per request (Redis "
                 + "runs on the gateway's machine here: its CPU is the gateway's loss). Fallback decisions: decisions of "
@@ -74,7 +75,10 @@ final class SideBySideReport {
         // both paths against limiter off's allowed throughput: what the gateway does without any limiter
         double base = off.get().allow().requestsPerSecond();
         double mine = allow ? m.allow().requestsPerSecond() : m.deny().requestsPerSecond();
-        return fmt("%.2f", mine / base);
+        Optional<Measured> webFluxOff = m.limiter().mvc ? offOf(results, Case.OFF, m.round()) : Optional.empty();
+        // an MVC case against the WebFlux gateway without limiter too: what choosing the flavour costs
+        return fmt("%.2f", mine / base) + webFluxOff.map(o -> fmt(" (%.2f of WebFlux off)",
+                mine / o.allow().requestsPerSecond())).orElse("");
     }
 
     /** The allowed path at fixed shares of limiter off's saturating rate: one table per share. */
@@ -99,7 +103,7 @@ final class SideBySideReport {
                         .append(" | ").append(each(mine, m -> fmt("%.2f / %.2f", m.at(share).load().p50Millis(),
                                 m.at(share).load().p99Millis())))
                         .append(" | ").append(each(mine, m -> addedP99(results, m, share)))
-                        .append(" | ").append(each(mine, m -> limiter == Case.EXACT || limiter == Case.LOCAL
+                        .append(" | ").append(each(mine, m -> limiter.ours()
                                 ? fmt("%.3f %%", 100.0 * m.at(share).fallbackDecisions()
                                         / Math.max(1, m.at(share).load().requests()))
                                 : "-"))
@@ -122,8 +126,13 @@ final class SideBySideReport {
         return fmt("%+.2f", m.at(share).load().p99Millis() - off.get().at(share).load().p99Millis());
     }
 
+    /** Limiter off of the same gateway (WebFlux or MVC) in the same round. */
     private static Optional<Measured> offOf(List<Measured> results, Measured m) {
-        return results.stream().filter(o -> o.limiter() == Case.OFF && o.round() == m.round()).findFirst();
+        return offOf(results, m.limiter().baseline(), m.round());
+    }
+
+    private static Optional<Measured> offOf(List<Measured> results, Case off, int round) {
+        return results.stream().filter(o -> o.limiter() == off && o.round() == round).findFirst();
     }
 
     private static double perRequest(long count, LoadResult load) {

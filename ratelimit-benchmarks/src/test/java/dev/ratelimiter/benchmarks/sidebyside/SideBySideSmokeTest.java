@@ -9,8 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the side-by-side benchmark from rotting: the bench gateway's fat jar started for limiter-off and ours exact,
- * a second of load each, with the JVM's own load and upstream (no wrk, no nginx), as on a machine without them.
+ * Keeps the side-by-side benchmark from rotting: both bench gateways' fat jars (WebFlux, Gateway Server MVC) started
+ * for limiter-off and ours exact, a second of load each, with the JVM's own load and upstream (no wrk, no nginx), as
+ * on a machine without them.
  * The figures come from running {@link SideBySide} itself, not from here.
  *
  * <p>The refused path is only required to answer: under a loaded machine (CI, or two busy loops beside it here) one
@@ -23,11 +24,11 @@ class SideBySideSmokeTest {
     void eachCaseIsStartedFromTheFatJarAndMeasured(@TempDir Path out) {
         SideBySide.Options options = SideBySide.Options.parse(new String[] { "--rounds=1", "--warmup=1s",
             "--warmup-max=1s", "--warmup-slice=1s", "--duration=1s", "--paced=0s", "--connections=4", "--keys=10",
-            "--cases=off,exact", "--no-tools" });
+            "--cases=off,exact,mvc-off,mvc-exact", "--no-tools" });
         List<SideBySide.Measured> results = SideBySide.run(options, out);
 
         assertThat(results).extracting(SideBySide.Measured::limiter).containsExactly(BenchGateway.Case.OFF,
-                BenchGateway.Case.EXACT);
+                BenchGateway.Case.EXACT, BenchGateway.Case.MVC_OFF, BenchGateway.Case.MVC_EXACT);
         assertThat(results).allSatisfy(measured -> {
             assertThat(measured.allow().requestsPerSecond()).isPositive();
             assertThat(measured.allow().nonOk()).as("the allowed path: nobody refused").isZero();
@@ -36,8 +37,16 @@ class SideBySideSmokeTest {
             assertThat(measured.deny().errors()).as("unanswered refused-path requests are reported, at most a few")
                     .isLessThan(measured.deny().requests());
         });
-        assertThat(results.get(0).allowRedis().scriptCalls()).as("limiter off calls no script").isZero();
-        assertThat(results.get(1).allowRedis().scriptCalls()).as("exact mode decides in Redis").isPositive();
-        assertThat(SideBySideReport.markdown(results, options.describe())).contains("ours, exact", "limiter off");
+        for (int off : new int[] { 0, 2 }) {
+            assertThat(results.get(off).allowRedis().scriptCalls()).as("limiter off calls no script").isZero();
+            assertThat(results.get(off).deny().nonOk()).as("limiter off refuses nobody").isZero();
+        }
+        for (int exact : new int[] { 1, 3 }) {
+            assertThat(results.get(exact).allowRedis().scriptCalls()).as("exact mode decides in Redis").isPositive();
+            assertThat(results.get(exact).deny().nonOk()).as("one key at 10/s: the limiter refuses most")
+                    .isGreaterThan(results.get(exact).deny().requests() / 2);
+        }
+        assertThat(SideBySideReport.markdown(results, options.describe())).contains("ours, exact", "limiter off",
+                "Gateway Server MVC, ours, exact", "of WebFlux off");
     }
 }
