@@ -173,7 +173,6 @@ class VirtualThreadsPausedRedisMvcTest {
             redis.server().resume();
         }
 
-        int backstopped = 0;
         for (Answer answer : paused) {
             String what = answer.path() + " " + answer.apiKey();
             assertThat(answer.took()).as(what + " waited").isLessThan(GENEROUS);
@@ -182,21 +181,15 @@ class VirtualThreadsPausedRedisMvcTest {
                 assertThat(answer.response().statusCode()).as(what + ": fail-open").isEqualTo(200);
                 assertThat(upstream.hitsForApiKey(answer.apiKey())).as(what + " reached the upstream").isEqualTo(1);
             }
-            else if (answer.response().statusCode() == 200) {
-                // DecisionWait's backstop (timeout + 200 ms) let a decision late on a loaded machine through, as it
-                // does today whatever the failure mode (issue 19, still open): no rule's fields, nothing waited more.
-                backstopped++;
-                assertThat(answer.response().headers().firstValue(RateLimitHeaders.LIMIT)).as(what).isEmpty();
-            }
             else {
+                // Even a decision later than DecisionWait's backstop (a loaded machine) is decided by the failure
+                // modes: a fail-closed rule is never let through.
                 assertThat(answer.response().statusCode()).as(what + ": fail-closed").isEqualTo(503);
                 assertThat(answer.response().body()).as(what).contains("\"limiter_unavailable\"");
                 assertThat(answer.response().headers().firstValue("Retry-After")).as(what).isPresent();
                 assertThat(upstream.hitsForApiKey(answer.apiKey())).as(what + " reached the upstream").isZero();
             }
         }
-        System.out.printf("fail-closed requests let through by the backstop: %d of %d%n", backstopped, AT_ONCE / 2);
-        assertThat(backstopped).as("fail-closed requests answered 503").isLessThan(AT_ONCE / 2);
         assertThat(storeCalls("timeout") - timeoutsBefore).as("requests that waited out the store timeout")
                 .isGreaterThanOrEqualTo(AT_ONCE);
         assertThat(store.find(FailSafeStore.class).orElseThrow().fallbackDecisions() - fallbackBefore)
