@@ -7,8 +7,9 @@ import java.util.List;
 import dev.ratelimiter.scenarios.Gateways.Mode;
 
 /**
- * The command line of a sample-gateway process: the JVM's options, what every gateway is given (ports, Redis,
- * upstream, quiet logs), and the rules one limiter runs with, all as {@code --name=value} arguments.
+ * The command line of a sample gateway process (either {@link Flavour}): the JVM's options, what every gateway is
+ * given (ports, Redis, upstream, quiet logs), and the rules one limiter runs with, all as {@code --name=value}
+ * arguments.
  */
 final class GatewayArguments {
 
@@ -33,8 +34,17 @@ final class GatewayArguments {
         return command;
     }
 
-    /** The arguments of a gateway running {@code mode}'s limiter with the runner's rules. */
+    /** The arguments of a WebFlux sample gateway running {@code mode}'s limiter with the runner's rules. */
     static List<String> of(Mode mode, Limits limits, int port, int management, String redisUrl,
+            String upstreamUri) {
+        return of(Flavour.WEBFLUX, mode, limits, port, management, redisUrl, upstreamUri);
+    }
+
+    /**
+     * The arguments of a {@code flavour} sample gateway running {@code mode}'s limiter with the runner's rules: the
+     * same for both flavours but for the name of the {@code /login/**} route.
+     */
+    static List<String> of(Flavour flavour, Mode mode, Limits limits, int port, int management, String redisUrl,
             String upstreamUri) {
         List<String> args = processArguments(port, management, redisUrl, upstreamUri);
         if (mode == Mode.OFF || mode == Mode.SCG) {
@@ -68,7 +78,7 @@ final class GatewayArguments {
                     "--ratelimit.tiers.pro.limits.default.refill-tokens=100000",
                     "--ratelimit.tiers.pro.limits.default.store-mode=" + storeMode,
                     // per-endpoint cap: /login as a whole, summed over every client
-                    "--ratelimit.rules.login-cap.match.route-ids=demo-login",
+                    "--ratelimit.rules.login-cap.match.route-ids=" + flavour.loginRouteId,
                     "--ratelimit.rules.login-cap.key=route",
                     "--ratelimit.rules.login-cap.capacity=" + limits.loginCap(),
                     "--ratelimit.rules.login-cap.refill-tokens=" + limits.loginCap(),
@@ -87,11 +97,17 @@ final class GatewayArguments {
         return args;
     }
 
-    /** What every gateway is given whatever it limits: its ports on loopback, its Redis, the stub upstream, quiet logs. */
+    /**
+     * What every gateway is given whatever it limits: its ports on loopback (the management port too: the MVC flavour
+     * refuses to start with its unauthenticated operator endpoints reachable beyond this host), its Redis, the stub
+     * upstream, quiet logs. The sample's built-in upstream, unused here, takes a free port: several instances share
+     * this host, and the MVC sample's default (9091) would let only one start.
+     */
     static List<String> processArguments(int port, int management, String redisUrl, String upstreamUri) {
         return new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1",
                 "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
-                "--demo.upstream.uri=" + upstreamUri, "--spring.main.banner-mode=off",
+                "--demo.upstream.uri=" + upstreamUri, "--management.server.address=127.0.0.1",
+                "--demo.upstream.port=0", "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN", "--logging.level.dev.ratelimiter=WARN"));
     }
 

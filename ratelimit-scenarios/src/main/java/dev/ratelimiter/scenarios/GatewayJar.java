@@ -5,42 +5,56 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-/** Where the sample gateway's runnable (fat) jar is, so that the run can start it as a process of its own. */
+/**
+ * Where a sample gateway's runnable (fat) jar is, so that the run can start it as a process of its own: the WebFlux
+ * sample's or its Server MVC twin's, by {@link Flavour}.
+ */
 final class GatewayJar {
 
     private GatewayJar() {
     }
 
-    /** Finds the sample gateway's runnable jar: property {@code scenarios.gateway.jar}, else sample-gateway/target. */
+    /** The WebFlux sample's jar. */
     static Path locate() {
-        String configured = System.getProperty("scenarios.gateway.jar", System.getenv("SCENARIOS_GATEWAY_JAR"));
+        return locate(Flavour.WEBFLUX);
+    }
+
+    /**
+     * Finds {@code flavour}'s runnable jar: its property ({@code scenarios.gateway.jar}, {@code
+     * scenarios.gateway-mvc.jar}) or environment variable, else {@code <module>/target} or {@code ../<module>/target}.
+     */
+    static Path locate(Flavour flavour) {
+        String configured = System.getProperty(flavour.jarProperty, System.getenv(flavour.jarEnvironmentVariable()));
         if (configured != null && !configured.isBlank()) {
             Path jar = Path.of(configured);
             if (!Files.isRegularFile(jar)) {
-                throw new IllegalStateException("scenarios.gateway.jar=" + configured + " is not a file");
+                throw new IllegalStateException(flavour.jarProperty + "=" + configured + " is not a file");
             }
             return jar;
         }
-        for (String dir : List.of("sample-gateway/target", "../sample-gateway/target")) {
-            Optional<Path> jar = findJar(Path.of(dir));
+        String target = flavour.module + "/target";
+        for (String dir : List.of(target, "../" + target)) {
+            Optional<Path> jar = findJar(Path.of(dir), flavour.module);
             if (jar.isPresent()) {
                 return jar.get().toAbsolutePath().normalize();
             }
         }
-        throw new IllegalStateException("No sample-gateway jar in sample-gateway/target or ../sample-gateway/target "
-                + "(working directory " + Path.of("").toAbsolutePath() + "). Build it first: "
-                + "./mvnw -pl sample-gateway -am package -DskipTests, or pass -Dscenarios.gateway.jar=<path>.");
+        throw new IllegalStateException("No " + flavour.module + " jar in " + target + " or ../" + target
+                + " (working directory " + Path.of("").toAbsolutePath() + "). Build it first: "
+                + "./mvnw -pl " + flavour.module + " -am package -DskipTests, or pass -D" + flavour.jarProperty
+                + "=<path>.");
     }
 
     /** The fat jar (over 1 MB: not the plain jar a repackaging leaves beside it), not the sources jar. */
-    private static Optional<Path> findJar(Path dir) {
+    private static Optional<Path> findJar(Path dir, String module) {
         if (!Files.isDirectory(dir)) {
             return Optional.empty();
         }
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().matches("sample-gateway.*\\.jar"))
+            return files.filter(p -> p.getFileName().toString().matches(Pattern.quote(module) + "(-[0-9].*)?\\.jar"))
                     .filter(p -> !p.getFileName().toString().contains("sources"))
                     .filter(p -> {
                         try {

@@ -18,9 +18,10 @@ import dev.ratelimiter.testsupport.LoopbackPorts;
 import dev.ratelimiter.testsupport.RedisServer;
 
 /**
- * N sample-gateway instances, each a separate {@code java -jar sample-gateway.jar} process configured by command-line
- * arguments: one limiter's instances sharing one Redis and one upstream, or (the regions scenario) instances with
- * arguments of their own. Started in parallel; ready when every {@code /actuator/health} answers 200.
+ * N sample gateway instances (WebFlux or Server MVC, see {@link Flavour}), each a separate {@code java -jar} process
+ * configured by command-line arguments: one limiter's instances sharing one Redis and one upstream, or (the regions
+ * scenario) instances with arguments of their own. Started in parallel; ready when every {@code /actuator/health}
+ * answers 200.
  */
 final class Gateways implements AutoCloseable {
 
@@ -49,10 +50,15 @@ final class Gateways implements AutoCloseable {
         List<String> of(int index, int port, int managementPort);
     }
 
-    /** {@code instances} gateways of one limiter, all on one Redis; ours are checked to run the runner's rules. */
-    Gateways(Path jar, int instances, Mode mode, Limits limits, String redisUrl, String upstreamUri, Path logDir) {
+    /**
+     * {@code instances} {@code flavour} gateways (from {@code jar}) of one limiter, all on one Redis; ours are checked
+     * to run the runner's rules.
+     */
+    Gateways(Flavour flavour, Path jar, int instances, Mode mode, Limits limits, String redisUrl, String upstreamUri,
+            Path logDir) {
         this(jar, IntStream.range(0, instances).mapToObj(i -> mode.name().toLowerCase() + "-" + i).toList(),
-                (i, port, management) -> GatewayArguments.of(mode, limits, port, management, redisUrl, upstreamUri),
+                (i, port, management) -> GatewayArguments.of(flavour, mode, limits, port, management, redisUrl,
+                        upstreamUri),
                 logDir);
         if (mode == Mode.EXACT || mode == Mode.LOCAL) {
             Startup.orClose(this::close, () -> {
@@ -174,16 +180,16 @@ final class Gateways implements AutoCloseable {
      * {@code instances} gateways of {@code mode} on {@code redis}, restarted first if a scenario left it down and
      * emptied, so that no run starts from another's counters.
      */
-    static Gateways startFresh(Path jar, int instances, Mode mode, Limits limits, RedisServer redis,
+    static Gateways startFresh(Flavour flavour, Path jar, int instances, Mode mode, Limits limits, RedisServer redis,
             Upstream upstream, Path out) {
         if (!redis.isRunning()) {
             redis.restart();
         }
         redis.command("FLUSHALL");
-        Gateways gateways = new Gateways(jar, instances, mode, limits, redis.url(), upstream.uri(),
+        Gateways gateways = new Gateways(flavour, jar, instances, mode, limits, redis.url(), upstream.uri(),
                 out.resolve("logs"));
-        System.out.printf(Locale.ROOT, "%d gateways (%s, store timeout %d ms) ready in %.1f s%n", instances,
-                mode.label, limits.storeTimeout().toMillis(), gateways.startupSeconds());
+        System.out.printf(Locale.ROOT, "%d %s gateways (%s, store timeout %d ms) ready in %.1f s%n", instances,
+                flavour.label, mode.label, limits.storeTimeout().toMillis(), gateways.startupSeconds());
         return gateways;
     }
 

@@ -14,16 +14,28 @@ import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServers;
 
 /**
- * Plays the seeds' scenarios against N sample-gateway processes, one real Redis and a stub upstream, then (or first)
- * the same load through four limiters side by side, and global limits over three regions ({@link RegionsScenario}).
- * Writes a CSV and a PNG per scenario and a {@code summary.md}.
- *
- * <pre>
- * java -jar ratelimit-scenarios/target/ratelimit-scenarios.jar [--smoke] [--scenario=noisy,flood|regions|side-by-side]
- *      [--instances=2] [--seconds=20] [--store-timeout-ms=50] [--out=target/scenarios/&lt;timestamp&gt;]
- * </pre>
+ * Plays the seeds' scenarios against N sample gateway processes (WebFlux's {@code sample-gateway} or, with
+ * {@code --flavour=mvc}, its Server MVC twin {@code sample-gateway-mvc}), one real Redis and a stub upstream, then (or
+ * first) the same load through four limiters side by side, and global limits over three regions
+ * ({@link RegionsScenario}). Writes a CSV and a PNG per scenario and a {@code summary.md}. The options: {@link #USAGE}.
  */
 public final class ScenarioRunner {
+
+    /** Printed for {@code --help} and with a refused command line. */
+    static final String USAGE = """
+            java -jar ratelimit-scenarios/target/ratelimit-scenarios.jar [options]
+              --smoke                     tiny scale, 3 s per scenario
+              --flavour=webflux|mvc       the gateway to drive: sample-gateway (WebFlux, the default) or
+                                          sample-gateway-mvc (Server MVC), both given the same arguments; on mvc
+                                          the side by side runs off,exact,local (SCG's RequestRateLimiter is WebFlux
+                                          only) and regions is refused (no Kafka client in the MVC starter)
+              --scenario=<list>           baseline, noisy, flood, botnet, slow, window-edge, store-down, regions,
+                                          side-by-side (default: all the flavour runs)
+              --limiters=<list>           side by side: off, scg, exact, local (default: all the flavour runs)
+              --instances=2  --seconds=20  --store-timeout-ms=100  --side-by-side-store-timeout-ms=5
+              --out=<dir>                 default target/scenarios/<timestamp>
+            The jar: <module>/target or ../<module>/target, or -Dscenarios.gateway.jar=<path>
+            (-Dscenarios.gateway-mvc.jar=<path> for mvc).""";
 
     /** Everything one invocation produced. */
     public record Outcome(Path directory, List<Result> results, List<SideBySide> sideBySide, Path summary) {
@@ -56,7 +68,21 @@ public final class ScenarioRunner {
 
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        Outcome outcome = run(args);
+        if (Arrays.asList(args).contains("--help")) {
+            System.out.println(USAGE);
+            return;
+        }
+        Outcome outcome;
+        try {
+            outcome = run(args);
+        }
+        catch (IllegalArgumentException ex) {
+            System.err.println(ex.getMessage());
+            System.err.println();
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
         System.out.println();
         System.out.println(outcome.passed() ? "ALL CHECKS PASS" : "FAILED CHECKS:\n  " + String.join("\n  ",
                 outcome.failures()));
@@ -73,14 +99,20 @@ public final class ScenarioRunner {
                 base.floodFactor(), base.botnetKeys(), base.botnetRate(), base.loginCap(), base.windowLimit(),
                 base.window(), seconds, instances, java.time.Duration.ofMillis(Long.parseLong(option(args,
                         "store-timeout-ms", String.valueOf(base.storeTimeout().toMillis())))));
-        List<String> selected = new ArrayList<>(Arrays.asList(option(args, "scenario",
-                String.join(",", Scenarios.ALL) + "," + RegionsScenario.NAME + ",side-by-side").split(",")));
+        Flavour flavour = Flavour.of(option(args, "flavour", "webflux"));
+        List<String> selected = new ArrayList<>(Arrays.asList(option(args, "scenario", String.join(",",
+                Scenarios.ALL) + (flavour.runsRegionsByDefault() ? "," + RegionsScenario.NAME : "") + ",side-by-side")
+                .split(",")));
         selected.replaceAll(String::trim);
+        List<Mode> limiters = Arrays.stream(option(args, "limiters", String.join(",",
+                flavour.defaultLimiters().stream().map(m -> m.name().toLowerCase(Locale.ROOT)).toList())).split(","))
+                .map(name -> Mode.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
+        refuseWhatTheFlavourCannotRun(flavour, selected, limiters);
         Path out = Path.of(option(args, "out", "target/scenarios/"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
-        Path jar = GatewayJar.locate();
-        System.out.printf(Locale.ROOT, "Scenario run (%s): %d gateway processes from %s, output in %s%n",
-                smoke ? "smoke" : "full", instances, jar, out.toAbsolutePath());
+        Path jar = GatewayJar.locate(flavour);
+        System.out.printf(Locale.ROOT, "Scenario run (%s, %s): %d gateway processes from %s, output in %s%n",
+                smoke ? "smoke" : "full", flavour.label, instances, jar, out.toAbsolutePath());
 
         List<Result> results = new ArrayList<>();
         List<SideBySide> rows = new ArrayList<>();
@@ -91,17 +123,16 @@ public final class ScenarioRunner {
             Scenarios scenarios = new Scenarios(limits, redis, upstream, out);
             // side by side: the limiter-off run first (the reference for the latency ours adds), ours with the
             // product's default store timeout
-            List<Mode> limiters = Arrays.stream(option(args, "limiters", "off,scg,exact,local").split(","))
-                    .map(name -> Mode.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
             Limits sideBySideLimits = limits.withStoreTimeout(java.time.Duration.ofMillis(Long.parseLong(option(args,
                     "side-by-side-store-timeout-ms", String.valueOf(Limits.DEFAULT_STORE_TIMEOUT.toMillis())))));
             if (sideBySide) {
-                rows.addAll(SideBySideRun.run(limiters, jar, instances, sideBySideLimits, redis, upstream, out, scenarios,
-                        smoke));
+                rows.addAll(SideBySideRun.run(limiters, flavour, jar, instances, sideBySideLimits, redis, upstream,
+                        out, scenarios, smoke));
             }
             // the stories: ours in exact mode, with the story store timeout (see the README for why it differs)
             if (!stories.isEmpty()) {
-                try (Gateways gateways = Gateways.startFresh(jar, instances, Mode.EXACT, limits, redis, upstream, out);
+                try (Gateways gateways = Gateways.startFresh(flavour, jar, instances, Mode.EXACT, limits, redis,
+                        upstream, out);
                         Load load = new Load(gateways.ports())) {
                     // a short warm-up: the first seconds of a fresh JVM would count against the first scenario
                     scenarios.player().play("warmup", load, List.of(scenarios.honest()),
@@ -126,8 +157,24 @@ public final class ScenarioRunner {
                 results.add(SideBySideRun.checks(rows, limits, out));
             }
         }
-        Path summary = Summary.write(out, smoke, limits, results, rows);
+        Path summary = Summary.write(out, smoke, flavour, jar, limits, results, rows);
         return new Outcome(out, results, rows, summary);
+    }
+
+    /**
+     * Fails, before anything starts, on a scenario or limiter the flavour cannot run, naming it: played anyway it
+     * would fail in a way that reads like the limiter's fault.
+     */
+    private static void refuseWhatTheFlavourCannotRun(Flavour flavour, List<String> selected, List<Mode> limiters) {
+        List<String> refusals = new ArrayList<>();
+        selected.forEach(scenario -> flavour.unsupported(scenario).ifPresent(refusals::add));
+        if (selected.contains("side-by-side")) {
+            limiters.forEach(mode -> flavour.unsupported(mode).ifPresent(refusals::add));
+        }
+        if (!refusals.isEmpty()) {
+            throw new IllegalArgumentException("--flavour=" + flavour.name().toLowerCase(Locale.ROOT) + " cannot run "
+                    + "what was asked: " + String.join("; ", refusals));
+        }
     }
 
     private static String option(String[] args, String name, String fallback) {

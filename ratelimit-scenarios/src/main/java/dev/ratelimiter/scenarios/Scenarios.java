@@ -102,7 +102,8 @@ final class Scenarios {
         // decisions go on for up to a second after the last request is sent (responses still in flight)
         double quotaTotal = limits.quota() * (p.seconds() + 1) + limits.quota();
         checks.add(new Check("noisy client admitted vs quota (" + limits.quota() + "/s, burst " + limits.quota() + ")",
-                n.ok.get() + " admitted in " + Report.f(p.seconds()) + " s of " + n.sent.get() + " sent",
+                n.ok.get() + " admitted, " + n.refused.get() + " refused in " + Report.f(p.seconds()) + " s of "
+                        + n.sent.get() + " sent",
                 "≤ 1.1 × " + Report.f(quotaTotal), n.ok.get() <= 1.1 * quotaTotal));
         double refusedRate = n.refused.get() / p.seconds();
         double expected = 0.9 * (noisy.rate() - limits.quota());

@@ -28,13 +28,13 @@ final class SideBySideRun {
      * closed-loop maximum throughput in interleaved rounds, each limiter's median kept, so that a noisy neighbour on
      * this shared machine weighs on every limiter alike instead of on whichever ran during it.
      */
-    static List<SideBySide> run(List<Mode> limiters, Path jar, int instances, Limits limits, RedisServer redis,
-            Upstream upstream, Path out, Scenarios scenarios, boolean smoke) {
+    static List<SideBySide> run(List<Mode> limiters, Flavour flavour, Path jar, int instances, Limits limits,
+            RedisServer redis, Upstream upstream, Path out, Scenarios scenarios, boolean smoke) {
         Map<Mode, Gateways> gateways = new LinkedHashMap<>();
         Map<Mode, Load> loads = new LinkedHashMap<>();
         try {
             for (Mode mode : limiters) {
-                Gateways started = Gateways.startFresh(jar, instances, mode, limits, redis, upstream, out);
+                Gateways started = Gateways.startFresh(flavour, jar, instances, mode, limits, redis, upstream, out);
                 gateways.put(mode, started);
                 loads.put(mode, new Load(started.ports()));
             }
@@ -139,8 +139,10 @@ final class SideBySideRun {
                             bound), perSecond <= bound));
         });
         Path[] files = new Path[] {out.resolve("side-by-side-exact.csv"), out.resolve("side-by-side-exact.png")};
-        Result result = new Result("side-by-side", "honest + noisy load through limiter off, SCG's RequestRateLimiter, "
-                + "ours exact, ours local; then with Redis paused and killed", checks, files[0], files[1]);
+        // the limiters that ran: the MVC flavour has no SCG limiter
+        Result result = new Result("side-by-side", "honest + noisy load through each of "
+                + String.join(" / ", rows.stream().map(r -> r.mode().label).toList())
+                + "; then with Redis paused and killed", checks, files[0], files[1]);
         Summary.print(result);
         return result;
     }

@@ -25,13 +25,13 @@ final class Summary {
     }
 
     /** {@code summary.md} in {@code out}, also printed: the side-by-side table and every scenario's checks. */
-    static Path write(Path out, boolean smoke, Limits limits, List<Result> results,
+    static Path write(Path out, boolean smoke, Flavour flavour, Path jar, Limits limits, List<Result> results,
             List<SideBySide> rows) {
         StringBuilder md = new StringBuilder("# Scenario run\n\n");
-        md.append(String.format(Locale.ROOT, "Mode: %s. %d gateway processes; quota %d/s per client (burst %d); %d "
-                + "honest clients at %d rps in all; %d s per scenario.%n%n", smoke ? "smoke" : "full",
-                limits.instances(), limits.quota(), limits.quota(), limits.honestClients(), limits.honestRate(),
-                limits.seconds()));
+        md.append(String.format(Locale.ROOT, "Mode: %s. Gateway: %s (`%s`). %d gateway processes; quota %d/s per "
+                + "client (burst %d); %d honest clients at %d rps in all; %d s per scenario.%n%n",
+                smoke ? "smoke" : "full", flavour.label, jar.getFileName(), limits.instances(), limits.quota(),
+                limits.quota(), limits.honestClients(), limits.honestRate(), limits.seconds()));
         if (!rows.isEmpty()) {
             md.append("## Side by side\n\n");
             // Said in the report itself: its throughput column has been read as a deployment's figure before.

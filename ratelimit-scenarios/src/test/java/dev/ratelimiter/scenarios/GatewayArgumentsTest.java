@@ -1,6 +1,7 @@
 package dev.ratelimiter.scenarios;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimiter.scenarios.Gateways.Mode;
@@ -54,5 +55,21 @@ class GatewayArgumentsTest {
         assertThat(command).contains("-XX:TieredStopAtLevel=1", "-Xmx256m");
         int jar = command.indexOf("-jar");
         assertThat(command.subList(jar, jar + 3)).containsExactly("-jar", "/tmp/sample-gateway.jar", "--server.port=1");
+    }
+
+    @Test
+    void bothFlavoursGetTheSameArgumentsButTheNameOfTheLoginRoute() {
+        for (Mode mode : Mode.values()) {
+            List<String> webflux = GatewayArguments.of(Flavour.WEBFLUX, mode, Limits.smoke(), 8081, 9081, REDIS,
+                    UPSTREAM);
+            List<String> mvc = new ArrayList<>(GatewayArguments.of(Flavour.MVC, mode, Limits.smoke(), 8081, 9081,
+                    REDIS, UPSTREAM));
+            mvc.replaceAll(arg -> arg.equals("--ratelimit.rules.login-cap.match.route-ids=login")
+                    ? "--ratelimit.rules.login-cap.match.route-ids=demo-login" : arg);
+            assertThat(mvc).as(mode.label).isEqualTo(webflux);
+        }
+        assertThat(GatewayArguments.of(Flavour.MVC, Mode.EXACT, Limits.smoke(), 8081, 9081, REDIS, UPSTREAM))
+                .contains("--ratelimit.rules.login-cap.match.route-ids=login", "--management.server.address=127.0.0.1",
+                        "--demo.upstream.uri=" + UPSTREAM, "--demo.upstream.port=0");
     }
 }
