@@ -1,15 +1,24 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.Priority;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 
 /** The meters of one upstream's shedder: requests shed per priority, requests in progress, and its limit. */
-final class LoadShedderMeters {
+public final class LoadShedderMeters {
 
     private LoadShedderMeters() {
+    }
+
+    /** The shedders these properties configure, checked, with their meters when there is a registry. */
+    public static LoadShedders shedders(LoadSheddingProperties properties, ObjectProvider<MeterRegistry> registries) {
+        LoadShedders shedders = LoadShedders.of(properties.settings());
+        registries.ifAvailable(registry -> shedders.all().forEach(shedder -> bind(shedder, registry)));
+        return shedders;
     }
 
     static void bind(LoadShedder shedder, MeterRegistry registry) {

@@ -34,10 +34,7 @@ public final class RateLimitSheddingAutoConfiguration {
     @ConditionalOnMissingBean
     LoadShedders rateLimitLoadShedders(LoadSheddingProperties properties,
             ObjectProvider<MeterRegistry> registries) {
-        LoadShedders shedders = LoadShedders.of(properties.settings());
-        registries.ifAvailable(registry -> shedders.all().forEach(shedder -> LoadShedderMeters.bind(shedder,
-                registry)));
-        return shedders;
+        return LoadShedderMeters.shedders(properties, registries);
     }
 
     @Bean

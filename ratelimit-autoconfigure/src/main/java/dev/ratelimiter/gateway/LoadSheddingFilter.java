@@ -2,15 +2,11 @@ package dev.ratelimiter.gateway;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.Priority;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.VerdictListener;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.route.Route;
@@ -35,19 +31,14 @@ import reactor.core.publisher.SignalType;
  */
 public final class LoadSheddingFilter implements GlobalFilter, Ordered {
 
-    public static final String PRIORITY_METADATA = "ratelimit-priority";
-
-    private static final Logger logger = LoggerFactory.getLogger(LoadSheddingFilter.class);
+    public static final String PRIORITY_METADATA = PriorityChoice.PRIORITY_METADATA;
 
     private final Map<String, LoadShedder> byRoute;
     private final VerdictListener listener;
-    private final Priority defaultPriority;
-    private final String priorityHeader;
-    private final boolean headerTrusted;
+    private final PriorityChoice priorities;
     private final long retryAfterSeconds;
     private final int order;
     private final RefusalWriter refusalWriter;
-    private final Set<String> warnedRoutes = ConcurrentHashMap.newKeySet();
 
     public LoadSheddingFilter(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
             String priorityHeader, boolean headerTrusted, Duration retryAfter, int order) {
@@ -61,9 +52,7 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
             RefusalWriter refusalWriter) {
         this.byRoute = Map.copyOf(byRoute);
         this.listener = listener;
-        this.defaultPriority = defaultPriority;
-        this.priorityHeader = priorityHeader;
-        this.headerTrusted = headerTrusted;
+        this.priorities = new PriorityChoice(defaultPriority, priorityHeader, headerTrusted);
         this.retryAfterSeconds = Math.max(1, RateLimitHeaders.ceilSeconds(retryAfter));
         this.order = order;
         this.refusalWriter = refusalWriter;
@@ -93,24 +82,9 @@ public final class LoadSheddingFilter implements GlobalFilter, Ordered {
     }
 
     Priority priorityOf(Route route, ServerWebExchange exchange) {
-        Object configured = route.getMetadata().get(PRIORITY_METADATA);
-        Priority priority = defaultPriority;
-        if (configured != null) {
-            Priority parsed = Priority.parse(configured.toString());
-            if (parsed != null) {
-                priority = parsed;
-            }
-            else if (warnedRoutes.add(route.getId())) {
-                logger.warn("Route {} has {}='{}', which is not critical, normal or background; using {}",
-                        route.getId(), PRIORITY_METADATA, configured, defaultPriority.label());
-            }
-        }
-        Priority sent = priorityHeader == null ? null
-                : Priority.parse(exchange.getRequest().getHeaders().getFirst(priorityHeader));
-        if (sent == null) {
-            return priority;
-        }
-        return headerTrusted ? sent : priority.atMost(sent);
+        String header = priorities.header();
+        return priorities.choose(route.getId(), route.getMetadata().get(PRIORITY_METADATA),
+                header == null ? null : exchange.getRequest().getHeaders().getFirst(header));
     }
 
     @Override

@@ -1,5 +1,9 @@
 package dev.ratelimiter.mvc;
 
+import java.io.IOException;
+
+import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -22,6 +26,9 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     private final HttpServletResponse response;
     private String routeId;
     private RequestPermits permits;
+    private RequestAttributes attributes;
+    /** The load shedder's count of this request in progress at its upstream, when it has one. */
+    private LoadShedder.Ticket ticket;
 
     LimitedRequest(HttpServletRequest request, HttpServletResponse response) {
         super(request);
@@ -56,6 +63,40 @@ final class LimitedRequest extends HttpServletRequestWrapper {
             permits = new RequestPermits();
         }
         return permits;
+    }
+
+    /** What the limiter decided this request as, kept for the load shedder's events; null before. */
+    RequestAttributes attributes() {
+        return attributes;
+    }
+
+    void attributes(RequestAttributes decided) {
+        attributes = decided;
+    }
+
+    /** The request counts in progress at its upstream until {@link #end} releases the ticket. */
+    void hold(LoadShedder.Ticket held) {
+        ticket = held;
+    }
+
+    /**
+     * The request is over (answered, failed, or the client went away): every permit it holds goes back, and its
+     * upstream's in-flight count falls. A failure or a 503/504 tells an adaptive limit the upstream was overloaded;
+     * a client gone away (an {@link IOException} out of the write) says nothing about the upstream's latency.
+     *
+     * @param failure what the request ended with, or null
+     */
+    void end(Throwable failure) {
+        try {
+            end();
+        }
+        finally {
+            if (ticket != null) {
+                int status = response.getStatus();
+                boolean clientGone = failure instanceof IOException;
+                ticket.release(failure != null && !clientGone || status == 503 || status == 504, !clientGone);
+            }
+        }
     }
 
     /** The request is over (answered, failed, or the client went away): every permit it holds goes back. */

@@ -114,6 +114,7 @@ public final class MvcRateLimiter {
                 rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
                 RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
                 RouteMetadata.cost(metadata));
+        limited.attributes(attributes);
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
         // is written, however the request ends.
         Verdict verdict = wait.await(evaluator.check(rules, attributes, limited.permits()),

@@ -2,6 +2,8 @@ package dev.ratelimiter.mvc;
 
 import java.io.IOException;
 
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,11 +23,47 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         LimitedRequest limited = new LimitedRequest(request, response);
         limited.setAttribute(LimitedRequest.ATTRIBUTE, limited);
+        Throwable failure = null;
         try {
             chain.doFilter(limited, response);
         }
+        catch (IOException | ServletException | RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
+        }
         finally {
-            limited.end();
+            if (failure == null && request.isAsyncStarted()) {
+                // The response is written later, on another thread: the request ends when the async work does.
+                request.getAsyncContext().addListener(new Ending(limited));
+            }
+            else {
+                limited.end(failure);
+            }
+        }
+    }
+
+    /** Ends an async request once, whichever way its async work ends. */
+    private record Ending(LimitedRequest limited) implements AsyncListener {
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            limited.end(null);
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            limited.end(new IllegalStateException("async request timed out"));
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            limited.end(event.getThrowable());
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // started again: still in progress, and this listener must be registered anew
+            event.getAsyncContext().addListener(this);
         }
     }
 }

@@ -20,12 +20,16 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
 
     private final RouterFunction<ServerResponse> delegate;
     private final MvcRateLimiter limiter;
+    /** Behind the limiter, so a request it refuses is never counted in progress; null without load shedding. */
+    private final MvcLoadShedding shedding;
     /** The routes' own attributes (their metadata when written in Java), read on the first request. */
     private volatile Map<String, Map<String, Object>> attributes;
 
-    RateLimitedRouterFunction(RouterFunction<ServerResponse> delegate, MvcRateLimiter limiter) {
+    RateLimitedRouterFunction(RouterFunction<ServerResponse> delegate, MvcRateLimiter limiter,
+            MvcLoadShedding shedding) {
         this.delegate = delegate;
         this.limiter = limiter;
+        this.shedding = shedding;
     }
 
     @Override
@@ -44,7 +48,8 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
         if (!RouteMetadata.limited(metadata)) {
             return handler;
         }
-        HandlerFunction<ServerResponse> next = handler.get();
+        HandlerFunction<ServerResponse> next = shedding == null ? handler.get()
+                : shedding.guard(routeId, metadata, limited, handler.get());
         return Optional.of(matched -> limiter.handle(matched, next, routeId, metadata, limited));
     }
 

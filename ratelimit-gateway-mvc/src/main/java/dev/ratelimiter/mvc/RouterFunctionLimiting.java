@@ -13,10 +13,17 @@ import org.springframework.web.servlet.function.ServerResponse;
 public final class RouterFunctionLimiting implements BeanPostProcessor {
 
     private final ObjectProvider<MvcRateLimiter> limiter;
+    private final ObjectProvider<MvcLoadShedding> shedding;
 
     /** @param limiter looked up when the first router function is made: a post-processor is made before it */
     public RouterFunctionLimiting(ObjectProvider<MvcRateLimiter> limiter) {
+        this(limiter, null);
+    }
+
+    /** @param shedding priority load shedding behind the limiter, looked up as the limiter is; null: none */
+    public RouterFunctionLimiting(ObjectProvider<MvcRateLimiter> limiter, ObjectProvider<MvcLoadShedding> shedding) {
         this.limiter = limiter;
+        this.shedding = shedding;
     }
 
     @Override
@@ -25,7 +32,8 @@ public final class RouterFunctionLimiting implements BeanPostProcessor {
         if (bean instanceof RouterFunction<?> routes && !(bean instanceof RateLimitedRouterFunction)) {
             MvcRateLimiter available = limiter.getIfAvailable();
             return available == null ? bean
-                    : new RateLimitedRouterFunction((RouterFunction<ServerResponse>) routes, available);
+                    : new RateLimitedRouterFunction((RouterFunction<ServerResponse>) routes, available,
+                            shedding == null ? null : shedding.getIfAvailable());
         }
         return bean;
     }

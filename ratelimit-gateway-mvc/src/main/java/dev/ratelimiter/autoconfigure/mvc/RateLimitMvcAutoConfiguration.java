@@ -13,6 +13,7 @@ import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.mvc.MvcLoadShedding;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RouteMetadataLookup;
@@ -93,7 +94,8 @@ public final class RateLimitMvcAutoConfiguration {
 
     /** Static: a post-processor is made before the other beans, and must not make this configuration early. */
     @Bean
-    static RouterFunctionLimiting rateLimitRouterFunctions(ObjectProvider<MvcRateLimiter> limiter) {
-        return new RouterFunctionLimiting(limiter);
+    static RouterFunctionLimiting rateLimitRouterFunctions(ObjectProvider<MvcRateLimiter> limiter,
+            ObjectProvider<MvcLoadShedding> shedding) {
+        return new RouterFunctionLimiting(limiter, shedding);
     }
 }

@@ -1,0 +1,69 @@
+package dev.ratelimiter.mvc;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.ratelimiter.core.LoadShedder;
+import dev.ratelimiter.core.Priority;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
+import dev.ratelimiter.core.VerdictListener;
+import dev.ratelimiter.gateway.PriorityChoice;
+import dev.ratelimiter.gateway.RefusalAnswer;
+import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RouteMetadata;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * Priority load shedding on Gateway Server MVC, the WebFlux {@code LoadSheddingFilter}'s twin on the same core
+ * {@link LoadShedder}s: it wraps a route's handler behind the limiter, so only a request the limiter let through is
+ * counted in progress (a client over its own limit is told so with 429 first). A request let through holds a ticket
+ * on its {@link LimitedRequest} until the servlet filter ends it (the response written, the upstream failed, the
+ * client gone, or the async work completed); a shed one gets the same 503 {@code overloaded} problem as on WebFlux.
+ */
+public final class MvcLoadShedding {
+
+    private final Map<String, LoadShedder> byRoute;
+    private final VerdictListener listener;
+    private final PriorityChoice priorities;
+    private final long retryAfterSeconds;
+    private final RefusalWriter refusals;
+
+    public MvcLoadShedding(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
+            String priorityHeader, boolean headerTrusted, Duration retryAfter, RefusalWriter refusals) {
+        this.byRoute = Map.copyOf(byRoute);
+        this.listener = listener;
+        this.priorities = new PriorityChoice(defaultPriority, priorityHeader, headerTrusted);
+        this.retryAfterSeconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+        this.refusals = refusals;
+    }
+
+    /** {@code next} behind the route's shedder, or {@code next} itself when its upstream has none. */
+    HandlerFunction<ServerResponse> guard(String routeId, Map<String, Object> metadata, LimitedRequest limited,
+            HandlerFunction<ServerResponse> next) {
+        LoadShedder shedder = byRoute.get(routeId);
+        if (shedder == null) {
+            return next;
+        }
+        return request -> {
+            String header = priorities.header();
+            Priority priority = priorities.choose(routeId, metadata.get(PriorityChoice.PRIORITY_METADATA),
+                    header == null ? null : request.headers().firstHeader(header));
+            LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
+            if (ticket == null) {
+                RequestAttributes attributes = limited.attributes() != null ? limited.attributes()
+                        : RequestAttributes.ofRoute(routeId, RequestPaths.normalise(request.requestPath().value()),
+                                RouteMetadata.routeClass(metadata));
+                listener.onShed(attributes, priority, shedder.upstream());
+                RefusalWriter.Rendered rendered = refusals.render(RefusalAnswer.overloaded(attributes,
+                        shedder.upstream(), priority.label(), retryAfterSeconds), new HttpHeaders(), attributes, null);
+                return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
+                        .body(rendered.body());
+            }
+            limited.hold(ticket);
+            return next.handle(request);
+        };
+    }
+}
