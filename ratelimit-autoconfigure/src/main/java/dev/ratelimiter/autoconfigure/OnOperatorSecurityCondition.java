@@ -6,7 +6,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /** Matches when the actuator endpoints must be authenticated ({@link OperatorEndpointExposure}). */
-final class OnOperatorSecurityCondition extends SpringBootCondition {
+public final class OnOperatorSecurityCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

@@ -18,17 +18,17 @@ import org.jspecify.annotations.Nullable;
  * whatever the user name, so neither the name nor the password can be guessed one character at a time from response
  * times.
  */
-final class OperatorAccounts {
+public final class OperatorAccounts {
 
     /** What an account may do. */
-    enum Role {
+    public enum Role {
         /** Every operation, the writes included. */
         ADMIN,
         /** Read operations only. */
         VIEWER;
 
         /** The Spring Security role name: RATELIMIT_ADMIN, RATELIMIT_VIEWER. */
-        String roleName() {
+        public String roleName() {
             return "RATELIMIT_" + name();
         }
     }
@@ -48,7 +48,7 @@ final class OperatorAccounts {
      * The accounts of the settings; an admin without a password gets a random one, handed to {@code generated} once
      * (to be logged: it is the only way to learn it).
      */
-    static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated) {
+    public static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated) {
         String prefix = "ratelimit.management.security.";
         OperatorSecurityProperties.Account admin = properties.getAdmin();
         OperatorSecurityProperties.Account viewer = properties.getViewer();
@@ -77,7 +77,7 @@ final class OperatorAccounts {
     }
 
     /** The role of the account with this name and password, or null; takes the same time whatever the answer. */
-    @Nullable Role verify(String username, String password) {
+    public @Nullable Role verify(String username, String password) {
         byte[] offered = digest(username, password);
         Role found = null;
         for (Account account : accounts) {

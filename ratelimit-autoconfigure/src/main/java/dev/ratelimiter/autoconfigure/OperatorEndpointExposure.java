@@ -40,7 +40,7 @@ public record OperatorEndpointExposure(boolean separatePort, @Nullable String ad
      * them; any other host name counts as reachable (what it resolves to could change between this check and the
      * server's bind).
      */
-    static boolean isLoopback(@Nullable String address) {
+    public static boolean isLoopback(@Nullable String address) {
         if (address == null || address.isBlank()) {
             return false;
         }

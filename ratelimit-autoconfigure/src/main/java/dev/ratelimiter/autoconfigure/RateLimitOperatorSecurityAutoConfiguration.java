@@ -44,11 +44,18 @@ public final class RateLimitOperatorSecurityAutoConfiguration {
                     + "not on the classpath. Put it back, bind management.server.address to 127.0.0.1, or set "
                     + OperatorEndpointExposure.ENABLED + "=false if nothing else can reach that port.");
         }
+        return accounts(properties, exposure);
+    }
+
+    /**
+     * The accounts of the settings, for either flavour's filter: a generated admin password is logged once (the only
+     * way to learn it), and only the digests stay (the plain text leaves the bean the actuator can show).
+     */
+    public static OperatorAccounts accounts(OperatorSecurityProperties properties, OperatorEndpointExposure exposure) {
         OperatorAccounts accounts = OperatorAccounts.of(properties, password -> logger.warn("The actuator endpoints on "
                 + exposure.describe() + " need authentication and ratelimit.management.security.admin.password is "
                 + "not set. Using the generated password for user '" + properties.getAdmin().getUsername() + "': "
                 + password + " (set the password from a secret for a stable one)"));
-        // Only the digests are needed from here on: the plain text leaves the bean the actuator can show.
         properties.getAdmin().setPassword(null);
         properties.getViewer().setPassword(null);
         return accounts;

@@ -33,7 +33,14 @@ interface RulesApiAccess {
         }
     };
 
-    /** The operator accounts' roles, as the filter granted them; only with Spring Security on the classpath. */
+    /** Whether Spring Security's Authentication can be asked at all (the servlet flavour needs no Spring Security). */
+    boolean SPRING_SECURITY_CORE = org.springframework.util.ClassUtils.isPresent(
+            "org.springframework.security.core.Authentication", RulesApiAccess.class.getClassLoader());
+
+    /**
+     * The operator accounts' roles, as the filter granted them: Spring Security's authorities on WebFlux, an
+     * {@link OperatorPrincipal} on the servlet flavour.
+     */
     static RulesApiAccess byRole() {
         return new RulesApiAccess() {
 
@@ -48,7 +55,11 @@ interface RulesApiAccess {
             }
 
             private boolean has(Principal caller, OperatorAccounts.Role role) {
-                return caller instanceof Authentication authentication && authentication.isAuthenticated()
+                if (caller instanceof OperatorPrincipal operator) {
+                    return operator.role() == role;
+                }
+                return SPRING_SECURITY_CORE && caller instanceof Authentication authentication
+                        && authentication.isAuthenticated()
                         && authentication.getAuthorities().stream().map(GrantedAuthority::getAuthority)
                                 .anyMatch(("ROLE_" + role.roleName())::equals);
             }

@@ -83,6 +83,12 @@ public final class RulesApiOperations {
         return RulesApiMount.of(environment) != null;
     }
 
+    /** The path of the rule collection in the context that serves the actuator, or null where it is not served. */
+    public static @Nullable String mountPath(Environment environment) {
+        RulesApiMount mount = RulesApiMount.of(environment);
+        return mount != null ? mount.path() : null;
+    }
+
     RulesApiMount mount() {
         return mount;
     }

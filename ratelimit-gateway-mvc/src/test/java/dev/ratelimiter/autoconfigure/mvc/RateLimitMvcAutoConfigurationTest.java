@@ -73,43 +73,51 @@ class RateLimitMvcAutoConfigurationTest {
                 .run(context -> assertThat(context).doesNotHaveBean(MvcRateLimiter.class));
     }
 
+    /** The application has no Spring Security of its own (the module's tests have it for the resource server). */
+    private final WebApplicationContextRunner withoutSpringSecurity = runner
+            .withClassLoader(new FilteredClassLoader("org.springframework.security"));
+
     @Test
-    void operatorEndpointsExposedBeyondThisHostFailTheStartUpForTheyCannotBeAuthenticatedHere() {
-        runner.withPropertyValues("management.endpoints.web.exposure.include=health,ratelimitcontrol").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
-                    .hasMessageContaining("cannot authenticate them").hasMessageContaining("every address of the host");
-        });
-        runner.withPropertyValues("management.endpoints.web.exposure.include=*").run(context ->
-                assertThat(context).hasFailed());
+    void operatorEndpointsBeyondThisHostWithTheLimitersAuthenticationSwitchedOffFailTheStartUp() {
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=health,ratelimitcontrol",
+                "ratelimit.management.security.enabled=false").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("ratelimit.management.security.enabled=false")
+                            .hasMessageContaining("every address of the host");
+                });
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=*",
+                "ratelimit.management.security.enabled=false").run(context -> assertThat(context).hasFailed());
     }
 
     @Test
-    void theRulesApiServedBeyondThisHostFailsTheStartUpAndOnLoopbackOrSwitchedOffStarts() {
-        // a management port of its own serves the API by default, as on WebFlux
-        runner.withPropertyValues("management.server.port=0").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
-                    .hasMessageContaining("rules API").hasMessageContaining("cannot authenticate it");
-        });
-        runner.withPropertyValues("ratelimit.rules-api.enabled=true").run(context -> assertThat(context).hasFailed());
-        runner.withPropertyValues("management.server.port=0", "management.server.address=127.0.0.1")
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
-        runner.withPropertyValues("management.server.port=0", "ratelimit.rules-api.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
-        runner.withPropertyValues("management.server.port=0", "ratelimit.management.security.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+    void theRulesApiBeyondThisHostWithTheLimitersAuthenticationSwitchedOffFailsTheStartUp() {
+        withoutSpringSecurity.withPropertyValues("management.server.port=0",
+                "ratelimit.management.security.enabled=false").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("rules API").hasMessageContaining("no Spring Security");
+                });
+        withoutSpringSecurity.withPropertyValues("ratelimit.rules-api.enabled=true",
+                "ratelimit.management.security.enabled=false").run(context -> assertThat(context).hasFailed());
     }
 
     @Test
-    void operatorEndpointsOnLoopbackOrUnderTheApplicationsOwnSecurityOrUnexposedStart() {
-        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit,ratelimitcontrol",
-                "management.server.port=0", "management.server.address=127.0.0.1")
+    void operatorEndpointsBeyondThisHostStartWhenAuthenticatedOnLoopbackOrUnderTheApplicationsOwnSecurity() {
+        // authenticated by the limiter's filter (the default wherever they leave loopback)
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=*",
+                "management.server.port=0")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=ratelimit,ratelimitcontrol",
+                "management.server.port=0", "management.server.address=127.0.0.1",
+                "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+        // switched off, but the application's own Spring Security can protect them
         runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
                 "ratelimit.management.security.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
-        runner.withPropertyValues("management.endpoints.web.exposure.include=health,prometheus")
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=health,prometheus",
+                "ratelimit.management.security.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
     }
 

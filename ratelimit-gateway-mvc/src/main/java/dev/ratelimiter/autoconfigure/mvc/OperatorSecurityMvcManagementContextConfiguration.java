@@ -1,0 +1,43 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import dev.ratelimiter.autoconfigure.OnOperatorSecurityCondition;
+import dev.ratelimiter.autoconfigure.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
+import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
+import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+
+/**
+ * The filter that authenticates the actuator endpoints and the rules API on the servlet flavour, in the context that
+ * serves them: a management port's own (the whole port) or the application's (only their paths: the gateway's routes
+ * never see it and need no operator credentials).
+ */
+@ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Conditional(OnOperatorSecurityCondition.class)
+public class OperatorSecurityMvcManagementContextConfiguration {
+
+    /** Before any other filter, an application's own Spring Security chain (order -100) included, as on WebFlux. */
+    static final int ORDER = -101;
+
+    @Bean
+    FilterRegistrationBean<OperatorServletFilter> rateLimitOperatorSecurityFilter(OperatorAccounts accounts,
+            PathMappedEndpoints endpoints, OperatorSecurityProperties properties, Environment environment) {
+        OperatorServletFilter filter = new OperatorServletFilter(accounts, endpoints, properties.getPublicEndpoints(),
+                properties.getViewerEndpoints(), OperatorEndpointExposure.of(environment).separatePort(),
+                RulesApiOperations.mountPath(environment));
+        FilterRegistrationBean<OperatorServletFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setOrder(ORDER);
+        registration.setName("rateLimitOperatorSecurityFilter");
+        return registration;
+    }
+}

@@ -1,0 +1,180 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+import dev.ratelimiter.autoconfigure.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.OperatorPrincipal;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * HTTP Basic in front of the actuator endpoints and the rules API on the servlet flavour, without Spring Security
+ * (whose servlet auto-configuration would lock the gateway's routes too): the same accounts, roles and answers as the
+ * WebFlux flavour's filter. Stateless: no session, no saved request. The public endpoints' reads for anyone, the
+ * viewer endpoints', the rules API's and the discovery page's reads for the viewer and the admin, everything else for
+ * the admin. An authenticated request goes on with the account as its principal and role, which the endpoints and the
+ * rules API check again themselves.
+ */
+final class OperatorServletFilter extends OncePerRequestFilter {
+
+    static final String CHALLENGE = "Basic realm=\"Realm\"";
+
+    private final OperatorAccounts accounts;
+
+    private final boolean wholePort;
+
+    private final List<String> guarded;
+
+    private final List<String> publicPaths;
+
+    private final List<String> viewerPaths;
+
+    /**
+     * @param wholePort whether the filter guards a port that serves only the endpoints (every request) or the
+     * application's (only the endpoints', the discovery page's and the rules API's paths)
+     * @param rulesApi the rules API's collection path, or null when it is not served
+     */
+    OperatorServletFilter(OperatorAccounts accounts, PathMappedEndpoints endpoints, List<String> publicEndpoints,
+            List<String> viewerEndpoints, boolean wholePort, @Nullable String rulesApi) {
+        this.accounts = accounts;
+        this.wholePort = wholePort;
+        this.publicPaths = paths(endpoints, publicEndpoints);
+        List<String> viewer = new ArrayList<>(paths(endpoints, viewerEndpoints));
+        List<String> all = new ArrayList<>(endpoints.getAllPaths());
+        String base = endpoints.getBasePath();
+        if (!base.isEmpty() && !base.equals("/")) {
+            all.add(base);
+            viewer.add(base);
+        }
+        if (rulesApi != null) {
+            all.add(rulesApi);
+            viewer.add(rulesApi);
+        }
+        this.viewerPaths = List.copyOf(viewer);
+        this.guarded = List.copyOf(all);
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        return !wholePort && !under(path(request), guarded);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String path = path(request);
+        boolean read = request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
+        if (read && under(path, publicPaths)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        OperatorPrincipal caller = authenticate(request.getHeader(HttpHeaders.AUTHORIZATION));
+        if (caller == null) {
+            response.setHeader(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE);
+            response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+            return;
+        }
+        boolean allowed = caller.role() == OperatorAccounts.Role.ADMIN || (read && under(path, viewerPaths));
+        if (!allowed) {
+            response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+            return;
+        }
+        chain.doFilter(new Authenticated(request, caller), response);
+    }
+
+    /** The account of a well-formed Basic header with a right name and password, or null; never throws. */
+    private @Nullable OperatorPrincipal authenticate(@Nullable String header) {
+        if (header == null || header.length() < 6 || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return null;
+        }
+        String decoded;
+        try {
+            byte[] raw = Base64.getDecoder().decode(header.substring(6).trim());
+            decoded = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(raw)).toString();
+        }
+        catch (IllegalArgumentException | CharacterCodingException ex) {
+            return null;
+        }
+        int colon = decoded.indexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        String username = decoded.substring(0, colon);
+        OperatorAccounts.Role role = accounts.verify(username, decoded.substring(colon + 1));
+        return role != null ? new OperatorPrincipal(username, role) : null;
+    }
+
+    /** The path as the servlet container decoded and normalised it (path parameters and dot segments gone). */
+    private static String path(HttpServletRequest request) {
+        String info = request.getPathInfo();
+        return request.getServletPath() + (info != null ? info : "");
+    }
+
+    private static boolean under(String path, List<String> prefixes) {
+        for (String prefix : prefixes) {
+            if (path.equals(prefix) || path.equals(prefix + "/") || path.startsWith(prefix + "/")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<String> paths(PathMappedEndpoints endpoints, List<String> ids) {
+        List<String> paths = new ArrayList<>();
+        for (String id : ids) {
+            String path = endpoints.getPath(EndpointId.of(id.trim()));
+            if (path != null) {
+                paths.add(path);
+            }
+        }
+        return List.copyOf(paths);
+    }
+
+    /** The request as the account's: its principal and role for the endpoints' and the rules API's own checks. */
+    private static final class Authenticated extends HttpServletRequestWrapper {
+
+        private final OperatorPrincipal caller;
+
+        Authenticated(HttpServletRequest request, OperatorPrincipal caller) {
+            super(request);
+            this.caller = caller;
+        }
+
+        @Override
+        public Principal getUserPrincipal() {
+            return caller;
+        }
+
+        @Override
+        public String getRemoteUser() {
+            return caller.getName();
+        }
+
+        @Override
+        public boolean isUserInRole(String role) {
+            return caller.hasRole(role);
+        }
+
+        @Override
+        public String getAuthType() {
+            return HttpServletRequest.BASIC_AUTH;
+        }
+    }
+}

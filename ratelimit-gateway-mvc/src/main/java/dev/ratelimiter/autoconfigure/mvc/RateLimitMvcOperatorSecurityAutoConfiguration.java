@@ -1,0 +1,35 @@
+package dev.ratelimiter.autoconfigure.mvc;
+
+import dev.ratelimiter.autoconfigure.OnOperatorSecurityCondition;
+import dev.ratelimiter.autoconfigure.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
+import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
+import dev.ratelimiter.autoconfigure.RateLimitOperatorSecurityAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+
+/**
+ * The operator accounts on the servlet flavour, wherever the actuator endpoints leave loopback (the same rule and
+ * settings, {@code ratelimit.management.security.*}, as on WebFlux). The filter that asks for them is
+ * {@link OperatorSecurityMvcManagementContextConfiguration}; unlike WebFlux's it needs no Spring Security.
+ */
+@AutoConfiguration
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Conditional(OnOperatorSecurityCondition.class)
+@EnableConfigurationProperties(OperatorSecurityProperties.class)
+public final class RateLimitMvcOperatorSecurityAutoConfiguration {
+
+    @Bean
+    OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment) {
+        return RateLimitOperatorSecurityAutoConfiguration.accounts(properties, OperatorEndpointExposure.of(environment));
+    }
+}
