@@ -1,7 +1,6 @@
 package dev.ratelimiter.mvc;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +55,7 @@ final class DecisionWait {
         catch (TimeoutException ex) {
             // Cancelling unsubscribes: a permit granted after this is given back by the request's permits.
             future.cancel(true);
-            warn("No rate-limit decision within {} ms; deciding the request by its rules' failure modes", null,
+            warn("No rate-limit decision within {} ms; deciding the request by its rules' failure modes",
                     TimeUnit.NANOSECONDS.toMillis(boundNanos));
         }
         catch (InterruptedException ex) {
@@ -69,21 +68,18 @@ final class DecisionWait {
         return undecided.get();
     }
 
-    /** At WARN once a minute at most, so that a stuck limiter cannot flood the log at request rate. */
-    private void warn(String message, Throwable cause, Object... arguments) {
+    /**
+     * At WARN once a minute at most, so that a stuck limiter cannot flood the log at request rate. A last argument
+     * that is a {@link Throwable} is logged as the cause, as SLF4J does.
+     */
+    private void warn(String message, Object... arguments) {
         long now = nanoTime.getAsLong();
         long next = nextWarning.get();
-        boolean due = now - next >= 0 && nextWarning.compareAndSet(next, now + WARN_EVERY_NANOS);
-        Object[] withCause = arguments;
-        if (cause != null) {
-            withCause = Arrays.copyOf(arguments, arguments.length + 1);
-            withCause[arguments.length] = cause;
-        }
-        if (due) {
-            logger.warn(message + " (said at most once a minute; the others at DEBUG)", withCause);
+        if (now - next >= 0 && nextWarning.compareAndSet(next, now + WARN_EVERY_NANOS)) {
+            logger.warn(message + " (said at most once a minute; the others at DEBUG)", arguments);
         }
         else {
-            logger.debug(message, withCause);
+            logger.debug(message, arguments);
         }
     }
 }
