@@ -53,9 +53,9 @@ public final class Admission {
     /**
      * The answer to a request whose identity the limiter refuses before any rule is asked, or null.
      *
-     * @param duplicated the identity source the request named twice, or null
+     * @param duplicated the header or query parameter of the identity the request sent twice, or null
      */
-    public RefusalAnswer refuseIdentity(RuleSet rules, String duplicated, String apiKey) {
+    public RefusalAnswer refuseIdentity(RuleSet rules, RepeatedName duplicated, String apiKey) {
         if (duplicated != null) {
             return RefusalAnswer.duplicateIdentity(duplicated);
         }

@@ -13,11 +13,11 @@ import dev.ratelimiter.core.RuleSet;
  * @param tenant the tenant id, or null
  * @param tier the tier as a trusted source names it (a claim of a verified token, a header the authentication sets),
  * or null to look it up by the API key; a name no tier has is looked up by the key as well
- * @param ambiguous the dimensions the request names twice (a header sent twice), with the header's name: the request
- * is refused with 400 when a rule reads that dimension (the API key always counts)
+ * @param ambiguous the dimensions the request names twice (a header or query parameter sent twice), with that name:
+ * the request is refused with 400 when a rule reads that dimension (the API key always counts)
  */
 public record CallerIdentity(String apiKey, String user, String tenant, String tier,
-        Map<Dimension, String> ambiguous) {
+        Map<Dimension, RepeatedName> ambiguous) {
 
     /** A request nobody could identify. */
     public static final CallerIdentity NONE = new CallerIdentity(null, null, null, null, Map.of());
@@ -39,11 +39,11 @@ public record CallerIdentity(String apiKey, String user, String tenant, String t
      * The source this request named twice, of those the rules read (the API key always counts), or null: such a
      * request is refused with 400 rather than decided on a value the client chose.
      */
-    public String ambiguousFor(RuleSet rules) {
+    public RepeatedName ambiguousFor(RuleSet rules) {
         if (ambiguous.isEmpty()) {
             return null;
         }
-        String source = ambiguous.get(Dimension.API_KEY);
+        RepeatedName source = ambiguous.get(Dimension.API_KEY);
         if (source == null && rules.needsUser()) {
             source = ambiguous.get(Dimension.USER);
         }

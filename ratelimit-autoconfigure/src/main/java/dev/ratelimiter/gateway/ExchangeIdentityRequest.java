@@ -1,5 +1,7 @@
 package dev.ratelimiter.gateway;
 
+import java.util.List;
+
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.http.HttpCookie;
@@ -23,6 +25,12 @@ record ExchangeIdentityRequest(ServerWebExchange exchange) implements IdentityRe
     @Override
     public String query(String name) {
         return exchange.getRequest().getQueryParams().getFirst(name);
+    }
+
+    @Override
+    public boolean repeatedQuery(String name) {
+        List<String> values = exchange.getRequest().getQueryParams().get(name);
+        return values != null && values.size() > 1;
     }
 
     @Override

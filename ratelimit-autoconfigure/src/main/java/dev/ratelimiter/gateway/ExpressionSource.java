@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.security.Principal;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.ratelimiter.core.InvalidLimitException;
@@ -29,7 +30,6 @@ import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
-import org.springframework.http.HttpHeaders;
 
 /**
  * A SpEL expression over the request ({@link IdentityExpressionRoot}), e.g.
@@ -55,6 +55,8 @@ public final class ExpressionSource implements IdentitySource {
     private final boolean claimsReadable;
     /** The headers the expression names literally ({@code headers['X-Client']}), to tell one sent twice up front. */
     private final List<String> headers;
+    /** The query parameters it names literally ({@code query['client']}), likewise. */
+    private final List<String> parameters;
     private final WarnOnce failures = new WarnOnce(logger);
 
     /**
@@ -81,14 +83,16 @@ public final class ExpressionSource implements IdentitySource {
                     + "classpath.");
         }
         this.claimsReadable = claimsReadable;
-        this.headers = List.copyOf(headerNames(ast, new LinkedHashSet<>()));
+        this.headers = List.copyOf(literalNames(ast, "headers", new LinkedHashSet<>()));
+        this.parameters = List.copyOf(literalNames(ast, "query", new LinkedHashSet<>()));
     }
 
     @Override
     public String read(IdentityRequest request, Principal principal) {
         try {
             Object value = expression.getValue(CONTEXT, new IdentityExpressionRoot(request, principal, claimsReadable));
-            return value == null ? null : CallerIdentity.nonBlank(value.toString());
+            // a JSON object (claims['org'] of an object claim) is no identity: its toString() is no stable key
+            return value == null || value instanceof Map ? null : CallerIdentity.nonBlank(value.toString());
         }
         catch (RuntimeException ex) {
             failures.warn("{} failed on a request ({}); deciding it as one without that value", setting,
@@ -108,29 +112,34 @@ public final class ExpressionSource implements IdentitySource {
     }
 
     /**
-     * A header named literally and sent twice; one named by a computed index reads as absent when sent twice
-     * ({@link IdentityExpressionRoot}), which the client could have had by not sending it.
+     * A header or query parameter named literally and sent twice; one named by a computed index reads as absent when
+     * sent twice ({@link IdentityExpressionRoot}), which the client could have had by not sending it.
      */
     @Override
-    public String repeatedHeader(HttpHeaders requestHeaders) {
+    public RepeatedName repeated(IdentityRequest request) {
         for (String name : headers) {
-            if (RequestIdentity.repeated(requestHeaders, name)) {
-                return name;
+            if (RequestIdentity.repeated(request.headers(), name)) {
+                return RepeatedName.header(name);
+            }
+        }
+        for (String name : parameters) {
+            if (request.repeatedQuery(name)) {
+                return RepeatedName.query(name);
             }
         }
         return null;
     }
 
-    /** The names in {@code headers['name']}: a string literal indexing the {@code headers} property. */
-    private static Set<String> headerNames(SpelNode node, Set<String> names) {
+    /** The names in {@code property['name']}: a string literal indexing {@code property} ({@code headers}, {@code query}). */
+    private static Set<String> literalNames(SpelNode node, String property, Set<String> names) {
         for (int i = 0; i < node.getChildCount(); i++) {
             SpelNode child = node.getChild(i);
-            if (i + 1 < node.getChildCount() && child instanceof PropertyOrFieldReference property
-                    && property.getName().equals("headers") && node.getChild(i + 1) instanceof Indexer index
+            if (i + 1 < node.getChildCount() && child instanceof PropertyOrFieldReference reference
+                    && reference.getName().equals(property) && node.getChild(i + 1) instanceof Indexer index
                     && index.getChildCount() == 1 && index.getChild(0) instanceof StringLiteral name) {
                 names.add(String.valueOf(name.getLiteralValue().getValue()));
             }
-            headerNames(child, names);
+            literalNames(child, property, names);
         }
         return names;
     }

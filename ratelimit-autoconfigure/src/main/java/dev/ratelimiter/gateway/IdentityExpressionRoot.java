@@ -9,8 +9,8 @@ import java.util.function.Function;
 
 
 /**
- * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} (null when absent or
- * sent twice), {@code cookies['session']}, {@code query['client']} (each the first value, or null), {@code path}, {@code method},
+ * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} and
+ * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
  * {@code route} (the matched route's id), {@code principal} (the authenticated principal's name) and
  * {@code claims['tenant_id']} (its token's claims), on either web stack. Strings and maps only, so an expression reaches no object whose
  * getters could do more than read.
@@ -35,12 +35,12 @@ final class IdentityExpressionRoot {
 
     Object property(String name) {
         return switch (name) {
-            // a header sent twice has no value here: the source names those it reads literally to the resolver,
-            // which refuses them as ambiguous; one looked up by a computed name just counts as absent
+            // a header or query parameter sent twice has no value here: the source names those it reads literally to
+            // the resolver, which refuses them as ambiguous; one looked up by a computed name just counts as absent
             case "headers" -> lookup(header -> RequestIdentity.repeated(request.headers(), header) ? null
                     : request.headers().getFirst(header));
             case "cookies" -> lookup(request::cookie);
-            case "query" -> lookup(request::query);
+            case "query" -> lookup(parameter -> request.repeatedQuery(parameter) ? null : request.query(parameter));
             case "path" -> request.path();
             case "method" -> request.method();
             case "route" -> request.routeId();

@@ -13,11 +13,17 @@ public interface IdentityRequest {
     /** The request headers. */
     HttpHeaders headers();
 
-    /** The first cookie of this name's value, or null. */
+    /**
+     * The first cookie of this name's value, or null. Browsers send two cookies of one name set on different paths
+     * (the longer path first), and servers read the first: so do we.
+     */
     String cookie(String name);
 
     /** The first query parameter of this name's value (decoded), or null; never a form field of the body. */
     String query(String name);
+
+    /** Whether the query string carries a parameter of this name more than once. */
+    boolean repeatedQuery(String name);
 
     /** The request path, as the client sent it (not decoded). */
     String path();

@@ -2,8 +2,6 @@ package dev.ratelimiter.gateway;
 
 import java.security.Principal;
 
-import org.springframework.http.HttpHeaders;
-
 /**
  * One place a value of the caller's identity is read from: a header, the authenticated principal, a claim of its
  * token, an expression over the request, on either web stack ({@link IdentityRequest}). Reading is synchronous: the principal, the one thing that may have to be
@@ -23,10 +21,10 @@ public interface IdentitySource {
     }
 
     /**
-     * The name of a header this source reads that the request carries more than once, or null: the resolver then
-     * takes no value for the dimension (which of the two the upstream honours is not ours to guess).
+     * A header or query parameter this source reads that the request carries more than once, or null: the resolver
+     * then takes no value for the dimension (which of the two the upstream honours is not ours to guess).
      */
-    default String repeatedHeader(HttpHeaders headers) {
+    default RepeatedName repeated(IdentityRequest request) {
         return null;
     }
 
@@ -54,8 +52,8 @@ public interface IdentitySource {
         }
 
         @Override
-        public String repeatedHeader(HttpHeaders headers) {
-            return RequestIdentity.repeated(headers, name) ? name : null;
+        public RepeatedName repeated(IdentityRequest request) {
+            return RequestIdentity.repeated(request.headers(), name) ? RepeatedName.header(name) : null;
         }
     }
 }

@@ -9,13 +9,12 @@ import java.util.stream.Stream;
 
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.JsonText;
-import org.springframework.http.HttpHeaders;
 
 /**
  * The caller's identity from the sources {@code ratelimit.identity.*} names, per dimension, whatever the web stack:
  * the first source of a dimension's list that has a value gives it. A header sent twice, read as a header or by an
- * expression, stops its dimension's lookup (a later source would let the client choose which value counts): the
- * request is ambiguous. The tier, from a trusted source only, is never read from a header sent twice. Each flavour
+ * expression, or a query parameter an expression names sent twice, stops its dimension's lookup (a later source would let the client choose which value counts): the
+ * request is ambiguous. The tier, from a trusted source only, is never read from a name sent twice. Each flavour
  * hands it its request ({@link IdentityRequest}) and the authenticated principal, which it fetches only when
  * {@link #readsPrincipal()}.
  */
@@ -48,20 +47,19 @@ public final class IdentitySources implements IdentityDescriber {
 
     /** The caller of this request; {@code principal} is the authenticated caller, or null. Never blocks. */
     public CallerIdentity identify(IdentityRequest request, Principal principal) {
-        Map<Dimension, String> ambiguous = new EnumMap<>(Dimension.class);
+        Map<Dimension, RepeatedName> ambiguous = new EnumMap<>(Dimension.class);
         String key = first(Dimension.API_KEY, apiKey, request, principal, ambiguous);
         String userId = first(Dimension.USER, user, request, principal, ambiguous);
         String tenantId = first(Dimension.TENANT, tenant, request, principal, ambiguous);
-        String trustedTier = tier == null || tier.repeatedHeader(request.headers()) != null ? null
+        String trustedTier = tier == null || tier.repeated(request) != null ? null
                 : tier.read(request, principal);
         return new CallerIdentity(key, userId, tenantId, trustedTier, ambiguous);
     }
 
     private static String first(Dimension dimension, List<IdentitySource> sources, IdentityRequest request,
-            Principal principal, Map<Dimension, String> ambiguous) {
-        HttpHeaders headers = request.headers();
+            Principal principal, Map<Dimension, RepeatedName> ambiguous) {
         for (IdentitySource source : sources) {
-            String repeated = source.repeatedHeader(headers);
+            RepeatedName repeated = source.repeated(request);
             if (repeated != null) {
                 ambiguous.put(dimension, repeated);
                 return null;

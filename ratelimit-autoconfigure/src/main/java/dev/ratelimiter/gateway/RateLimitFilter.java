@@ -90,7 +90,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (headers != null) {
             HttpHeaders requestHeaders = exchange.getRequest().getHeaders();
             // The kill switch lets everything through, ambiguous requests included.
-            String duplicated = rules.killSwitch() ? null
+            RepeatedName duplicated = rules.killSwitch() ? null
                     : headers.duplicated(requestHeaders, rules.needsUser(), rules.needsTenant());
             return decide(exchange, chain, rules, duplicated, headers.apiKey(requestHeaders),
                     headers.user(requestHeaders), headers.tenant(requestHeaders),
@@ -108,7 +108,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                         caller.tenant(), caller.tier()));
     }
 
-    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, String duplicated,
+    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, RepeatedName duplicated,
             String apiKey, String user, String tenant, String trustedTier) {
         RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
         String tier = refused != null ? null : admission.tier(rules, apiKey, trustedTier);

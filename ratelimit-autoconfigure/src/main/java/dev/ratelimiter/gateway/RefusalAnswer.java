@@ -91,9 +91,11 @@ public final class RefusalAnswer {
     }
 
     /** 400 for a request that says twice who it is: the limiter will not pick one of the two. */
-    public static RefusalAnswer duplicateIdentity(String headerName) {
-        return badRequest(Refusal.Kind.DUPLICATE_IDENTITY, List.of(), "The " + headerName
-                + " header appears more than once; send it once.", body -> body.put("header", headerName));
+    public static RefusalAnswer duplicateIdentity(RepeatedName repeated) {
+        String what = repeated.describe();
+        return badRequest(Refusal.Kind.DUPLICATE_IDENTITY, List.of(), Character.toUpperCase(what.charAt(0))
+                + what.substring(1) + " appears more than once; send it once.",
+                body -> body.put(repeated.kind().field(), repeated.name()));
     }
 
     /** 400 for a request without a value that a rule denying such requests needs ({@code when-missing: deny}). */

@@ -62,11 +62,6 @@ public final class RefusalWriter {
         return write(exchange, RefusalAnswer.overloaded(request, upstream, priority, retryAfter));
     }
 
-    /** 400 for a request that says twice who it is: the limiter will not pick one of the two. */
-    public Mono<Void> duplicateIdentity(ServerWebExchange exchange, String headerName) {
-        return write(exchange, RefusalAnswer.duplicateIdentity(headerName));
-    }
-
     /** 400 for a request without a value that a rule denying such requests needs ({@code when-missing: deny}). */
     public Mono<Void> missingIdentity(ServerWebExchange exchange, String ruleId, String what) {
         return write(exchange, RefusalAnswer.missingIdentity(ruleId, what));

@@ -47,17 +47,17 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
 
     /** The caller these headers name, with the identity headers they carry twice (on any web stack). */
     public CallerIdentity caller(HttpHeaders headers) {
-        Map<Dimension, String> ambiguous = new EnumMap<>(Dimension.class);
+        Map<Dimension, RepeatedName> ambiguous = new EnumMap<>(Dimension.class);
         putIfRepeated(ambiguous, headers, Dimension.API_KEY, apiKeyHeader);
         putIfRepeated(ambiguous, headers, Dimension.USER, userHeader);
         putIfRepeated(ambiguous, headers, Dimension.TENANT, tenantHeader);
         return new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers), ambiguous);
     }
 
-    private static void putIfRepeated(Map<Dimension, String> ambiguous, HttpHeaders headers, Dimension dimension,
-            String name) {
+    private static void putIfRepeated(Map<Dimension, RepeatedName> ambiguous, HttpHeaders headers,
+            Dimension dimension, String name) {
         if (repeated(headers, name)) {
-            ambiguous.put(dimension, name);
+            ambiguous.put(dimension, RepeatedName.header(name));
         }
     }
 
@@ -72,14 +72,14 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
      * upstream may believe the other. The API key always counts (it picks the tier); the user and tenant only when a
      * rule reads them.
      */
-    public String duplicated(HttpHeaders headers, boolean user, boolean tenant) {
+    public RepeatedName duplicated(HttpHeaders headers, boolean user, boolean tenant) {
         if (repeated(headers, apiKeyHeader)) {
-            return apiKeyHeader;
+            return RepeatedName.header(apiKeyHeader);
         }
         if (user && repeated(headers, userHeader)) {
-            return userHeader;
+            return RepeatedName.header(userHeader);
         }
-        return tenant && repeated(headers, tenantHeader) ? tenantHeader : null;
+        return tenant && repeated(headers, tenantHeader) ? RepeatedName.header(tenantHeader) : null;
     }
 
     static boolean repeated(HttpHeaders headers, String name) {

@@ -22,10 +22,17 @@ final class TokenClaims {
         return claims != null ? claims.getClaims() : Map.of();
     }
 
-    /** One claim as a string (a list as its elements joined by commas), or null. */
+    /**
+     * One claim as a string, as Spring Security converts it ({@code [a, b]} for a list), or null. A JSON object is no
+     * identity: read as a string it would be the map's {@code toString()}, whose order and form no issuer promises, so
+     * it is null.
+     */
     static String claim(Principal principal, String name) {
         ClaimAccessor claims = accessor(principal);
-        return claims != null ? CallerIdentity.nonBlank(claims.getClaimAsString(name)) : null;
+        if (claims == null || claims.getClaims().get(name) instanceof Map) {
+            return null;
+        }
+        return CallerIdentity.nonBlank(claims.getClaimAsString(name));
     }
 
     private static ClaimAccessor accessor(Principal principal) {

@@ -35,8 +35,8 @@ class ConfiguredIdentityResolverTest {
         CallerIdentity caller = resolve(claimThenHeader, MockServerWebExchange.from(MockServerHttpRequest
                 .get("/api/x").header("X-API-Key", "a", "b").header("X-Tenant-Id", "t1", "t2")));
         assertThat(caller.apiKey()).isNull();
-        assertThat(caller.ambiguous()).containsExactlyInAnyOrderEntriesOf(Map.of(Dimension.API_KEY, "X-API-Key",
-                Dimension.TENANT, "X-Tenant-Id"));
+        assertThat(caller.ambiguous()).containsExactlyInAnyOrderEntriesOf(Map.of(Dimension.API_KEY,
+                RepeatedName.header("X-API-Key"), Dimension.TENANT, RepeatedName.header("X-Tenant-Id")));
         assertThat(caller.user()).as("no principal").isNull();
         assertThat(caller.tier()).isNull();
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.InvalidLimitException;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpCookie;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -94,12 +95,55 @@ class IdentityAttackTest {
                 .header("X-API-Key", "victim", "mine").header("X-User", "u1", "u2"))).block(Duration.ofSeconds(5));
         assertThat(caller.apiKey()).as("neither of two keys counts").isNull();
         assertThat(caller.user()).isNull();
-        assertThat(caller.ambiguous()).containsEntry(Dimension.API_KEY, "X-API-Key")
-                .containsEntry(Dimension.USER, "X-User");
+        assertThat(caller.ambiguous()).containsEntry(Dimension.API_KEY, RepeatedName.header("X-API-Key"))
+                .containsEntry(Dimension.USER, RepeatedName.header("X-User"));
         CallerIdentity once = resolver.resolve(MockServerWebExchange.from(MockServerHttpRequest.get("/a?key=q")
                 .header("X-API-Key", "mine"))).block(Duration.ofSeconds(5));
         assertThat(once.apiKey()).isEqualTo("mine");
         assertThat(once.ambiguous()).isEmpty();
+    }
+
+    @Test
+    void anExpressionReadingAQueryParameterSentTwiceMakesItsDimensionAmbiguous() {
+        // ?client=victim&client=me: the limiter would count the first, an upstream reading the last would serve "me"
+        ConfiguredIdentityResolver resolver = new ConfiguredIdentityResolver(
+                List.of(new ExpressionSource("ratelimit.identity.api-key.expression",
+                        "query['client'] ?: headers['X-API-Key']", false)),
+                List.of(new ExpressionSource("ratelimit.identity.user.expression",
+                        "query['u' + 'ser'] ?: 'anonymous'", false)),
+                List.of(new ExpressionSource("ratelimit.identity.tenant.expression", "cookies['org']", false)),
+                null, null, null);
+        CallerIdentity caller = resolver.resolve(MockServerWebExchange.from(MockServerHttpRequest
+                .get("/a?client=victim&client=me&user=a&user=b").header("X-API-Key", "fallback")
+                .cookie(new HttpCookie("org", "first"), new HttpCookie("org", "second"))))
+                .block(Duration.ofSeconds(5));
+        assertThat(caller.apiKey()).as("no later source is tried either").isNull();
+        assertThat(caller.ambiguous()).isEqualTo(Map.of(Dimension.API_KEY, RepeatedName.query("client")));
+        assertThat(caller.user()).as("a computed name sent twice reads as absent").isEqualTo("anonymous");
+        assertThat(caller.tenant()).as("a cookie sent twice is the first, as browsers and servers do").isEqualTo("first");
+        CallerIdentity valueless = resolver.resolve(MockServerWebExchange.from(MockServerHttpRequest
+                .get("/a?client&client=me"))).block(Duration.ofSeconds(5));
+        assertThat(valueless.ambiguous()).as("a name without a value counts too")
+                .isEqualTo(Map.of(Dimension.API_KEY, RepeatedName.query("client")));
+        CallerIdentity once = resolver.resolve(MockServerWebExchange.from(MockServerHttpRequest
+                .get("/a?client=me&other=x&other=y"))).block(Duration.ofSeconds(5));
+        assertThat(once.apiKey()).isEqualTo("me");
+        assertThat(once.ambiguous()).as("a parameter no source reads may repeat").isEmpty();
+    }
+
+    @Test
+    void anObjectValuedClaimIsNoIdentityReadAsAClaimOrByAnExpression() {
+        ConfiguredIdentityResolver resolver = new ConfiguredIdentityResolver(
+                List.of(new ClaimSource("org"), new ExpressionSource("ratelimit.identity.api-key.expression",
+                        "claims['org']", true), IdentitySource.header("X-API-Key")),
+                List.of(new ExpressionSource("ratelimit.identity.user.expression", "claims['org']['id']", true)),
+                List.of(new ClaimSource("tenants")), null, null, null);
+        CallerIdentity caller = resolver.resolve(withToken(MockServerHttpRequest.get("/a").header("X-API-Key", "k1"),
+                Map.of("org", Map.of("id", "acme", "name", "Acme"), "tenants", List.of("t1", "t2"))))
+                .block(Duration.ofSeconds(5));
+        assertThat(caller.apiKey()).as("the object claim is skipped, the next source gives the key").isEqualTo("k1");
+        assertThat(caller.user()).as("a string inside it still reads").isEqualTo("acme");
+        assertThat(caller.tenant()).as("a list stays as Spring converts it").isEqualTo("[t1, t2]");
     }
 
     @Test

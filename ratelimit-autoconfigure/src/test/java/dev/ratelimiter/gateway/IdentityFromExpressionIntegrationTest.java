@@ -41,7 +41,7 @@ class IdentityFromExpressionIntegrationTest {
                 "ratelimit.identity.api-key.source=key-resolver", "ratelimit.identity.api-key.key-resolver=clientKey",
                 "ratelimit.identity.tenant.source=expression",
                 "ratelimit.identity.tenant.expression=headers['X-Org'] != null ? 'org:' + headers['X-Org'] "
-                        + ": claims['org']",
+                        + ": (query['org'] ?: claims['org'])",
                 // a property of a string, which only the root has: fails on every request, whatever it carries
                 "ratelimit.identity.user.source=expression",
                 "ratelimit.identity.user.expression=headers['X-Name'].path",
@@ -98,6 +98,20 @@ class IdentityFromExpressionIntegrationTest {
         assertThat(statuses(1, "/api/tenant/x?client=c5", headers -> headers.set("X-Org", "victim")))
                 .as("the victim's tenant was not charged").containsExactly(200);
         assertThat(upstream.hits()).isEqualTo(1);
+    }
+
+    @Test
+    void aQueryParameterTheExpressionReadsSentTwiceIsRefusedAsAmbiguousWhicheverValueAnUpstreamReads() {
+        long before = upstream.hits();
+        EntityExchangeResult<String> refused = client.get().uri("/api/tenant/x?client=c6&org=victim&org=mine")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(refused.getStatus().value()).as(refused.getResponseBody()).isEqualTo(400);
+        assertThat(refused.getResponseBody()).contains("\"error\":\"duplicate_identity_header\"",
+                "\"parameter\":\"org\"", "The query parameter 'org' appears more than once; send it once.");
+        assertThat(statuses(1, "/api/tenant/x?client=c6&org=victim", headers -> { }))
+                .as("the victim's tenant was not charged").containsExactly(200);
+        assertThat(statuses(1, "/api/tenant/x?client=c6&org=victim", headers -> { })).containsExactly(429);
+        assertThat(upstream.hits() - before).isEqualTo(1);
     }
 
     @Test

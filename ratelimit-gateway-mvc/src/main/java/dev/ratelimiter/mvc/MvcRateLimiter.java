@@ -14,6 +14,7 @@ import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.RefusalAnswer;
+import dev.ratelimiter.gateway.RepeatedName;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RouteMetadata;
@@ -96,7 +97,7 @@ public final class MvcRateLimiter {
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
         CallerIdentity caller = resolver == null ? null : identify(request, routeId);
-        String duplicated = rules.killSwitch() ? null : caller != null ? caller.ambiguousFor(rules)
+        RepeatedName duplicated = rules.killSwitch() ? null : caller != null ? caller.ambiguousFor(rules)
                 : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
         String apiKey = caller != null ? caller.apiKey() : identity.apiKey(headers);
         RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);

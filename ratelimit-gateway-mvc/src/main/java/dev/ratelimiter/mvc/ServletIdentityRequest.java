@@ -36,18 +36,37 @@ record ServletIdentityRequest(ServerRequest request, String routeId) implements 
     /** The first parameter of this name in the query string, decoded as WebFlux decodes it (a {@code +} a space). */
     @Override
     public String query(String name) {
-        String query = request.servletRequest().getQueryString();
-        if (query == null) {
-            return null;
-        }
-        for (String pair : query.split("&")) {
+        for (String pair : pairs()) {
             int equals = pair.indexOf('=');
-            String key = decode(equals < 0 ? pair : pair.substring(0, equals));
-            if (key.equals(name)) {
+            if (key(pair, equals).equals(name)) {
                 return equals < 0 ? null : decode(pair.substring(equals + 1));
             }
         }
         return null;
+    }
+
+    /** Whether the query string names this parameter twice, with or without a value, as WebFlux counts them. */
+    @Override
+    public boolean repeatedQuery(String name) {
+        boolean seen = false;
+        for (String pair : pairs()) {
+            if (key(pair, pair.indexOf('=')).equals(name)) {
+                if (seen) {
+                    return true;
+                }
+                seen = true;
+            }
+        }
+        return false;
+    }
+
+    private String[] pairs() {
+        String query = request.servletRequest().getQueryString();
+        return query == null ? new String[0] : query.split("&");
+    }
+
+    private static String key(String pair, int equals) {
+        return decode(equals < 0 ? pair : pair.substring(0, equals));
     }
 
     private static String decode(String value) {

@@ -9,6 +9,7 @@ import dev.ratelimiter.gateway.ClaimSource;
 import dev.ratelimiter.gateway.ExpressionSource;
 import dev.ratelimiter.gateway.IdentitySource;
 import dev.ratelimiter.gateway.IdentitySources;
+import dev.ratelimiter.gateway.RepeatedName;
 import jakarta.servlet.http.Cookie;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -58,7 +59,7 @@ class ConfiguredServletIdentityTest {
     @Test
     void theExpressionSeesTheQueryDecodedCookiesPathMethodAndRouteButNoFormField() {
         MockHttpServletRequest servlet = new MockHttpServletRequest("POST", "/api/x");
-        servlet.setQueryString("org=a%20b+c&org=second&flag");
+        servlet.setQueryString("org=a%20b+c&flag&other=1&other=2");
         servlet.setCookies(new Cookie("session", "s1"));
         servlet.setContentType("application/x-www-form-urlencoded");
         servlet.addParameter("form", "from-the-body");
@@ -76,7 +77,26 @@ class ConfiguredServletIdentityTest {
         servlet.addHeader("X-Org", "two");
         CallerIdentity caller = resolver("headers['X-Org']").resolve(request(servlet), "api");
         assertThat(caller.tenant()).isNull();
-        assertThat(caller.ambiguous()).isEqualTo(Map.of(Dimension.TENANT, "X-Org"));
+        assertThat(caller.ambiguous()).isEqualTo(Map.of(Dimension.TENANT, RepeatedName.header("X-Org")));
+    }
+
+    @Test
+    void aQueryParameterTheExpressionNamesSentTwiceIsAmbiguousCountedAsWebFluxCountsIt() {
+        MockHttpServletRequest servlet = new MockHttpServletRequest("GET", "/api/x");
+        servlet.setQueryString("org=victim&o%72g=me");
+        CallerIdentity caller = resolver("query['org'] ?: headers['X-Org']").resolve(request(servlet), "api");
+        assertThat(caller.tenant()).isNull();
+        assertThat(caller.ambiguous()).isEqualTo(Map.of(Dimension.TENANT, RepeatedName.query("org")));
+        servlet.setQueryString("org&org=me");
+        assertThat(resolver("query['org']").resolve(request(servlet), "api").ambiguous())
+                .isEqualTo(Map.of(Dimension.TENANT, RepeatedName.query("org")));
+        servlet.setQueryString("org=me&other&other");
+        assertThat(tenant("query['org']", servlet)).isEqualTo("me");
+        servlet.setQueryString("a=1&org=first&org=second");
+        assertThat(tenant("query['o' + 'rg'] ?: 'absent'", servlet)).as("a computed name sent twice reads as absent")
+                .isEqualTo("absent");
+        servlet.setCookies(new Cookie("session", "s1"), new Cookie("session", "s2"));
+        assertThat(tenant("cookies['session']", servlet)).as("the first cookie, as servers read it").isEqualTo("s1");
     }
 
     private static String tenant(String expression, MockHttpServletRequest servlet) {
