@@ -74,23 +74,35 @@ final class RulesApiHandler {
             Function<Principal, Mono<RulesApiOperations.Answer>> operation) {
         return request.principal().map(caller -> (Principal) caller).defaultIfEmpty(RulesApiOperations.anonymous())
                 .flatMap(operation)
-                .flatMap(answer -> {
+                .flatMap(answer -> drained(request).flatMap(whole -> {
                     ServerResponse.BodyBuilder response = ServerResponse.status(answer.status())
                             .headers(headers -> headers.addAll(answer.headers()));
+                    if (!whole) {
+                        response.header(HttpHeaders.CONNECTION, "close");
+                    }
                     return answer.body() == null ? response.build() : response.bodyValue(answer.body());
-                })
-                .flatMap(response -> drained(request).thenReturn(response));
+                }));
     }
 
     /**
-     * The request's body read to its end before the answer, when the answer did not need it (a refused write): a
-     * connection whose request was not read to its end is not read again, and the client's next request on it would
-     * wait for an answer that never comes.
+     * Whether the request's body is read to its end before the answer, when the answer did not need it (a refused
+     * write): a connection whose request was not read to its end is not read again, and the client's next request on
+     * it would wait for an answer that never comes. At most {@link RuleDocumentReader#MAX_BYTES} are read, so a
+     * refused client cannot make us take in an endless body: past that, reading stops and the answer closes the
+     * connection.
      */
-    private static Mono<Void> drained(ServerRequest request) {
-        return request.bodyToFlux(DataBuffer.class).doOnNext(DataBufferUtils::release).then()
+    private static Mono<Boolean> drained(ServerRequest request) {
+        return request.bodyToFlux(DataBuffer.class)
+                .scan(0L, (read, buffer) -> {
+                    long total = read + buffer.readableByteCount();
+                    DataBufferUtils.release(buffer);
+                    return total;
+                })
+                .takeUntil(read -> read > RuleDocumentReader.MAX_BYTES)
+                .last(0L)
+                .map(read -> read <= RuleDocumentReader.MAX_BYTES)
                 // already read (the rule document): nothing left
-                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.empty());
+                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(true));
     }
 
     private static String instance(ServerRequest request) {

@@ -193,6 +193,9 @@ class RulesApiAttackIntegrationTest {
     void aRefusedRequestWithABodyLeavesTheConnectionAnswering() throws IOException {
         byte[] large = new byte[300 * 1024];
         java.util.Arrays.fill(large, (byte) ' ');
+        // past what a refused request's body is read to: the server stops reading and says it closes
+        byte[] huge = new byte[4 * 1024 * 1024];
+        java.util.Arrays.fill(huge, (byte) ' ');
         List<String> hung = new ArrayList<>();
         Object[][] cases = {
             { "anonymous PUT", "PUT", "application/json", bytes(RULE), new String[] { "If-Match: *" } },
@@ -203,6 +206,8 @@ class RulesApiAttackIntegrationTest {
             { "admin POST", "POST", "application/json", bytes(RULE), new String[] { ADMIN } },
             { "admin DELETE with a body", "DELETE", "application/json", large, new String[] { ADMIN } },
             { "admin GET with a body", "GET", "application/json", large, new String[] { ADMIN } },
+            { "admin PUT of 4 MB as text", "PUT", "text/plain", huge, new String[] { ADMIN, "If-Match: *" } },
+            { "admin DELETE with 4 MB", "DELETE", "application/json", huge, new String[] { ADMIN } },
         };
         for (Object[] c : cases) {
             try (Socket socket = new Socket()) {
@@ -222,6 +227,9 @@ class RulesApiAttackIntegrationTest {
                 }
                 if ("close".equalsIgnoreCase(first.headers.get("connection"))) {
                     continue; // the server said it closes: the client knows not to reuse it
+                }
+                if (c[3] == huge) {
+                    hung.add(c[0] + ": kept the connection after reading 4 MB nobody needed");
                 }
                 try {
                     Answer second = exchange(socket, request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
