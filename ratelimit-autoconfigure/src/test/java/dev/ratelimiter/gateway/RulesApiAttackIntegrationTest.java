@@ -1,9 +1,6 @@
 package dev.ratelimiter.gateway;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.ratelimiter.testsupport.RawHttp;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -84,9 +82,9 @@ class RulesApiAttackIntegrationTest {
 
     @Test
     void fuzzedDocumentsAreRefusedWithA4xxAndChangeNothing() throws IOException {
-        Answer created = send(managementPort, "PUT", "/v1/rules/fuzzed", "application/json", bytes(RULE), ADMIN,
+        RawHttp created = RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", "application/json", bytes(RULE), ADMIN,
                 "If-None-Match: *");
-        assertThat(created.status).as(created.body).isEqualTo(200);
+        assertThat(created.status()).as(created.body()).isEqualTo(200);
         String before = rules();
         List<byte[]> bodies = new ArrayList<>();
         for (String text : List.of("", " ", "null", "[]", "\"rule\"", "1", "{", "}", "{}x", "{\"capacity\": 5}{}",
@@ -117,14 +115,14 @@ class RulesApiAttackIntegrationTest {
         for (byte[] body : bodies) {
             for (String type : List.of("application/json", "application/json; charset=ISO-8859-1",
                     "application/merge-patch+json")) {
-                Answer answer = send(managementPort, "PUT", "/v1/rules/fuzzed", type, body, ADMIN, "If-Match: *");
-                statuses.put(abbreviated(body) + " as " + type, answer.status);
+                RawHttp answer = RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", type, body, ADMIN, "If-Match: *");
+                statuses.put(abbreviated(body) + " as " + type, answer.status());
             }
         }
         for (String type : new String[] { null, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
                 "application/xml", "garbage", "application/json; charset=\"", "application/json; =", "/", "application/" }) {
-            statuses.put(RULE + " as " + type, send(managementPort, "PUT", "/v1/rules/fuzzed", type, bytes(RULE),
-                    ADMIN, "If-Match: *").status);
+            statuses.put(RULE + " as " + type, RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", type, bytes(RULE),
+                    ADMIN, "If-Match: *").status());
         }
         assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(200, 499));
         statuses.values().removeIf(status -> status >= 400);
@@ -134,10 +132,10 @@ class RulesApiAttackIntegrationTest {
 
     @Test
     void onlyTheCurrentStrongTagOrAStarLetsAWriteThrough() throws IOException {
-        Answer created = send(managementPort, "PUT", "/v1/rules/tagged", "application/json", bytes(RULE), ADMIN,
+        RawHttp created = RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json", bytes(RULE), ADMIN,
                 "If-None-Match: *");
-        assertThat(created.status).as(created.body).isEqualTo(200);
-        String tag = created.headers.get("etag");
+        assertThat(created.status()).as(created.body()).isEqualTo(200);
+        String tag = created.headers().get("etag");
         String version = tag.substring(1, tag.length() - 1);
         String before = rules();
         Map<String, Integer> statuses = new LinkedHashMap<>();
@@ -148,16 +146,16 @@ class RulesApiAttackIntegrationTest {
                 "If-Match: ,,,", "If-Match: \"\"", "If-Match: **", "If-Match: \"*\"",
                 "If-None-Match: " + tag, "If-None-Match: *", "If-Match: " + tag.toUpperCase(Locale.ROOT) + "\u0000",
                 "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT", "X-If-Match: *")) {
-            statuses.put(condition, send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
-                    bytes(RULE.replace("5", "6")), ADMIN, condition).status);
-            statuses.put("DELETE " + condition, send(managementPort, "DELETE", "/v1/rules/tagged", null, new byte[0],
-                    ADMIN, condition).status);
+            statuses.put(condition, RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+                    bytes(RULE.replace("5", "6")), ADMIN, condition).status());
+            statuses.put("DELETE " + condition, RawHttp.send(managementPort, "DELETE", "/v1/rules/tagged", null, new byte[0],
+                    ADMIN, condition).status());
         }
         assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(400, 499));
         assertThat(rules()).isEqualTo(before);
-        Answer listed = send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+        RawHttp listed = RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
                 bytes(RULE.replace("5", "6")), ADMIN, "If-Match:  \"1\" , " + tag + " ,W/\"3\"");
-        assertThat(listed.status).as(listed.body).isEqualTo(200);
+        assertThat(listed.status()).as(listed.body()).isEqualTo(200);
     }
 
     @Test
@@ -171,17 +169,17 @@ class RulesApiAttackIntegrationTest {
         Map<String, Integer> statuses = new LinkedHashMap<>();
         for (String path : paths) {
             for (String method : List.of("GET", "PUT", "DELETE", "POST", "PATCH", "OPTIONS", "HEAD", "TRACE")) {
-                Answer anonymous = send(managementPort, method, path, "application/json", bytes(RULE),
+                RawHttp anonymous = RawHttp.send(managementPort, method, path, "application/json", bytes(RULE),
                         "If-Match: *");
-                statuses.put("management " + method + " " + path, anonymous.status);
-                Answer viewer = send(managementPort, method, path, "application/json", bytes(RULE), VIEWER,
+                statuses.put("management " + method + " " + path, anonymous.status());
+                RawHttp viewer = RawHttp.send(managementPort, method, path, "application/json", bytes(RULE), VIEWER,
                         "If-Match: *");
                 if (!method.equals("GET") && !method.equals("HEAD")) {
-                    statuses.put("viewer " + method + " " + path, viewer.status);
+                    statuses.put("viewer " + method + " " + path, viewer.status());
                 }
-                Answer pub = send(port, method, path, "application/json", bytes(RULE), ADMIN, "If-Match: *");
-                statuses.put("public " + method + " " + path, pub.status == 200 && pub.body.contains("\"version\"")
-                        ? 1 : pub.status);
+                RawHttp pub = RawHttp.send(port, method, path, "application/json", bytes(RULE), ADMIN, "If-Match: *");
+                statuses.put("public " + method + " " + path, pub.status() == 200 && pub.body().contains("\"version\"")
+                        ? 1 : pub.status());
             }
         }
         statuses.values().removeIf(status -> status >= 400 && status < 500);
@@ -213,32 +211,32 @@ class RulesApiAttackIntegrationTest {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
                 socket.setSoTimeout(10_000);
-                Answer first;
+                RawHttp first;
                 try {
-                    first = exchange(socket, request((String) c[1], "/v1/rules/kept", (String) c[2], (byte[]) c[3],
+                    first = RawHttp.exchange(socket, RawHttp.request((String) c[1], "/v1/rules/kept", (String) c[2], (byte[]) c[3],
                             false, (String[]) c[4]));
                 }
                 catch (IOException ex) {
                     hung.add(c[0] + ": no first answer (" + ex + ")");
                     continue;
                 }
-                if (first.status >= 500) {
-                    hung.add(c[0] + ": " + first.status);
+                if (first.status() >= 500) {
+                    hung.add(c[0] + ": " + first.status());
                 }
-                if ("close".equalsIgnoreCase(first.headers.get("connection"))) {
+                if ("close".equalsIgnoreCase(first.headers().get("connection"))) {
                     continue; // the server said it closes: the client knows not to reuse it
                 }
                 if (c[3] == huge) {
                     hung.add(c[0] + ": kept the connection after reading 4 MB nobody needed");
                 }
                 try {
-                    Answer second = exchange(socket, request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
-                    if (second.status != 200) {
-                        hung.add(c[0] + ", then GET: " + second.status);
+                    RawHttp second = RawHttp.exchange(socket, RawHttp.request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
+                    if (second.status() != 200) {
+                        hung.add(c[0] + ", then GET: " + second.status());
                     }
                 }
                 catch (IOException ex) {
-                    hung.add(c[0] + " (" + first.status + "), then GET on the same connection: " + ex);
+                    hung.add(c[0] + " (" + first.status() + "), then GET on the same connection: " + ex);
                 }
             }
         }
@@ -246,9 +244,9 @@ class RulesApiAttackIntegrationTest {
     }
 
     private String rules() throws IOException {
-        Answer answer = send(managementPort, "GET", "/v1/rules", null, new byte[0], VIEWER);
-        assertThat(answer.status).as(answer.body).isEqualTo(200);
-        return answer.body;
+        RawHttp answer = RawHttp.send(managementPort, "GET", "/v1/rules", null, new byte[0], VIEWER);
+        assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+        return answer.body();
     }
 
     private static byte[] bytes(String text) {
@@ -258,93 +256,5 @@ class RulesApiAttackIntegrationTest {
     private static String abbreviated(byte[] body) {
         String text = new String(body, StandardCharsets.ISO_8859_1);
         return text.length() > 60 ? text.substring(0, 60) + "...(" + body.length + " bytes)" : text;
-    }
-
-    record Answer(int status, Map<String, String> headers, String body) {
-    }
-
-    static Answer send(int port, String method, String path, String type, byte[] body, String... headerLines)
-            throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-            socket.setSoTimeout(15_000);
-            return exchange(socket, request(method, path, type, body, true, headerLines));
-        }
-    }
-
-    private static byte[] request(String method, String path, String type, byte[] body, boolean close,
-            String... headerLines) {
-        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
-        if (close) {
-            head.append("Connection: close\r\n");
-        }
-        if (type != null) {
-            head.append("Content-Type: ").append(type).append("\r\n");
-        }
-        for (String line : headerLines) {
-            head.append(line).append("\r\n");
-        }
-        if (body.length > 0 || method.equals("PUT") || method.equals("POST")) {
-            head.append("Content-Length: ").append(body.length).append("\r\n");
-        }
-        head.append("\r\n");
-        ByteArrayOutputStream request = new ByteArrayOutputStream();
-        request.writeBytes(head.toString().getBytes(StandardCharsets.UTF_8));
-        request.writeBytes(body);
-        return request.toByteArray();
-    }
-
-    /** Writes the request and reads one response (Content-Length or chunked; HEAD and 204/304 have no body). */
-    private static Answer exchange(Socket socket, byte[] request) throws IOException {
-        OutputStream out = socket.getOutputStream();
-        try {
-            out.write(request);
-            out.flush();
-        }
-        catch (IOException ex) {
-            // the server may answer and close before the whole body is sent: read what it said
-        }
-        InputStream in = socket.getInputStream();
-        String statusLine = line(in);
-        String[] parts = statusLine.split(" ");
-        if (parts.length < 2) {
-            throw new IOException("no HTTP status line, got '" + statusLine + "'");
-        }
-        int status = Integer.parseInt(parts[1]);
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (String header = line(in); !header.isEmpty(); header = line(in)) {
-            int colon = header.indexOf(':');
-            headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
-        }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        boolean head = new String(request, 0, 5, StandardCharsets.US_ASCII).startsWith("HEAD");
-        if (!head && status != 204 && status != 304) {
-            if (headers.containsKey("content-length")) {
-                body.writeBytes(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
-            }
-            else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-                for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16); size > 0;
-                        size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
-                    body.writeBytes(in.readNBytes(size));
-                    line(in);
-                }
-                line(in);
-            }
-        }
-        return new Answer(status, headers, body.toString(StandardCharsets.UTF_8));
-    }
-
-    private static String line(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int c;
-        while ((c = in.read()) != -1 && c != '\n') {
-            if (c != '\r') {
-                line.append((char) c);
-            }
-        }
-        if (c == -1 && line.isEmpty()) {
-            throw new IOException("connection closed");
-        }
-        return line.toString();
     }
 }

@@ -1,11 +1,18 @@
 package dev.ratelimiter.mvc;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
+import dev.ratelimiter.testsupport.RawHttp;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,6 +126,48 @@ class MvcRulesApiIntegrationTest {
         HttpResponse<String> openApi = send("GET", "/v1/rules/_openapi.yaml", null, null);
         assertThat(openApi.statusCode()).isEqualTo(200);
         assertThat(openApi.body()).contains("openapi: 3.1", "/v1/rules/{ruleId}");
+        assertThat(json.readTree(send("GET", "/v1/rules", null, null).body()).get("rules").size())
+                .as("nothing was written").isEqualTo(1);
+    }
+
+    @Test
+    void aWriteRefusedBeforeItsBodyIsReadLeavesTheConnectionAnsweringOrSaysItCloses() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (int size : new int[] { 300 * 1024, 4 * 1024 * 1024 }) {
+            byte[] body = new byte[size];
+            Arrays.fill(body, (byte) ' ');
+            String[][] cases = {
+                { "PUT as text", "PUT", "text/plain", "If-Match: *" },
+                { "PUT without precondition", "PUT", "application/json", "X-None: 1" },
+                { "DELETE with a body", "DELETE", "application/json", "X-None: 1" },
+            };
+            for (String[] c : cases) {
+                String name = c[0] + " of " + size + " bytes";
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
+                    socket.setSoTimeout(10_000);
+                    RawHttp first = RawHttp.exchange(socket, RawHttp.request(c[1], "/v1/rules/kept", c[2], body,
+                            false, c[3]));
+                    if (first.status() < 400 || first.status() >= 500) {
+                        failures.add(name + ": " + first.status());
+                    }
+                    if (first.closes()) {
+                        continue; // the server said so: a client does not reuse it
+                    }
+                    try {
+                        RawHttp second = RawHttp.exchange(socket, RawHttp.request("GET", "/v1/rules", null,
+                                new byte[0], false, "X-None: 1"));
+                        if (second.status() != 200) {
+                            failures.add(name + ", then GET: " + second.status());
+                        }
+                    }
+                    catch (IOException ex) {
+                        failures.add(name + " (" + first.status() + "), then GET on the same connection: " + ex);
+                    }
+                }
+            }
+        }
+        assertThat(failures).isEmpty();
         assertThat(json.readTree(send("GET", "/v1/rules", null, null).body()).get("rules").size())
                 .as("nothing was written").isEqualTo(1);
     }
