@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import dev.ratelimiter.testsupport.RawHttp;
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,7 +82,7 @@ class RulesApiAttackIntegrationTest {
 
     @Test
     void fuzzedDocumentsAreRefusedWithA4xxAndChangeNothing() throws IOException {
-        RawHttp created = RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", "application/json", bytes(RULE), ADMIN,
+        RawResponse created = RawResponse.send(managementPort, "PUT", "/v1/rules/fuzzed", "application/json", bytes(RULE), ADMIN,
                 "If-None-Match: *");
         assertThat(created.status()).as(created.body()).isEqualTo(200);
         String before = rules();
@@ -115,13 +115,13 @@ class RulesApiAttackIntegrationTest {
         for (byte[] body : bodies) {
             for (String type : List.of("application/json", "application/json; charset=ISO-8859-1",
                     "application/merge-patch+json")) {
-                RawHttp answer = RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", type, body, ADMIN, "If-Match: *");
+                RawResponse answer = RawResponse.send(managementPort, "PUT", "/v1/rules/fuzzed", type, body, ADMIN, "If-Match: *");
                 statuses.put(abbreviated(body) + " as " + type, answer.status());
             }
         }
         for (String type : new String[] { null, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
                 "application/xml", "garbage", "application/json; charset=\"", "application/json; =", "/", "application/" }) {
-            statuses.put(RULE + " as " + type, RawHttp.send(managementPort, "PUT", "/v1/rules/fuzzed", type, bytes(RULE),
+            statuses.put(RULE + " as " + type, RawResponse.send(managementPort, "PUT", "/v1/rules/fuzzed", type, bytes(RULE),
                     ADMIN, "If-Match: *").status());
         }
         assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(200, 499));
@@ -132,7 +132,7 @@ class RulesApiAttackIntegrationTest {
 
     @Test
     void onlyTheCurrentStrongTagOrAStarLetsAWriteThrough() throws IOException {
-        RawHttp created = RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json", bytes(RULE), ADMIN,
+        RawResponse created = RawResponse.send(managementPort, "PUT", "/v1/rules/tagged", "application/json", bytes(RULE), ADMIN,
                 "If-None-Match: *");
         assertThat(created.status()).as(created.body()).isEqualTo(200);
         String tag = created.headers().get("etag");
@@ -146,14 +146,14 @@ class RulesApiAttackIntegrationTest {
                 "If-Match: ,,,", "If-Match: \"\"", "If-Match: **", "If-Match: \"*\"",
                 "If-None-Match: " + tag, "If-None-Match: *", "If-Match: " + tag.toUpperCase(Locale.ROOT) + "\u0000",
                 "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT", "X-If-Match: *")) {
-            statuses.put(condition, RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+            statuses.put(condition, RawResponse.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
                     bytes(RULE.replace("5", "6")), ADMIN, condition).status());
-            statuses.put("DELETE " + condition, RawHttp.send(managementPort, "DELETE", "/v1/rules/tagged", null, new byte[0],
+            statuses.put("DELETE " + condition, RawResponse.send(managementPort, "DELETE", "/v1/rules/tagged", null, new byte[0],
                     ADMIN, condition).status());
         }
         assertThat(statuses).allSatisfy((sent, status) -> assertThat(status).as(sent).isBetween(400, 499));
         assertThat(rules()).isEqualTo(before);
-        RawHttp listed = RawHttp.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
+        RawResponse listed = RawResponse.send(managementPort, "PUT", "/v1/rules/tagged", "application/json",
                 bytes(RULE.replace("5", "6")), ADMIN, "If-Match:  \"1\" , " + tag + " ,W/\"3\"");
         assertThat(listed.status()).as(listed.body()).isEqualTo(200);
     }
@@ -169,15 +169,15 @@ class RulesApiAttackIntegrationTest {
         Map<String, Integer> statuses = new LinkedHashMap<>();
         for (String path : paths) {
             for (String method : List.of("GET", "PUT", "DELETE", "POST", "PATCH", "OPTIONS", "HEAD", "TRACE")) {
-                RawHttp anonymous = RawHttp.send(managementPort, method, path, "application/json", bytes(RULE),
+                RawResponse anonymous = RawResponse.send(managementPort, method, path, "application/json", bytes(RULE),
                         "If-Match: *");
                 statuses.put("management " + method + " " + path, anonymous.status());
-                RawHttp viewer = RawHttp.send(managementPort, method, path, "application/json", bytes(RULE), VIEWER,
+                RawResponse viewer = RawResponse.send(managementPort, method, path, "application/json", bytes(RULE), VIEWER,
                         "If-Match: *");
                 if (!method.equals("GET") && !method.equals("HEAD")) {
                     statuses.put("viewer " + method + " " + path, viewer.status());
                 }
-                RawHttp pub = RawHttp.send(port, method, path, "application/json", bytes(RULE), ADMIN, "If-Match: *");
+                RawResponse pub = RawResponse.send(port, method, path, "application/json", bytes(RULE), ADMIN, "If-Match: *");
                 statuses.put("public " + method + " " + path, pub.status() == 200 && pub.body().contains("\"version\"")
                         ? 1 : pub.status());
             }
@@ -211,9 +211,9 @@ class RulesApiAttackIntegrationTest {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
                 socket.setSoTimeout(10_000);
-                RawHttp first;
+                RawResponse first;
                 try {
-                    first = RawHttp.exchange(socket, RawHttp.request((String) c[1], "/v1/rules/kept", (String) c[2], (byte[]) c[3],
+                    first = RawResponse.exchange(socket, RawResponse.request((String) c[1], "/v1/rules/kept", (String) c[2], (byte[]) c[3],
                             false, (String[]) c[4]));
                 }
                 catch (IOException ex) {
@@ -230,7 +230,7 @@ class RulesApiAttackIntegrationTest {
                     hung.add(c[0] + ": kept the connection after reading 4 MB nobody needed");
                 }
                 try {
-                    RawHttp second = RawHttp.exchange(socket, RawHttp.request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
+                    RawResponse second = RawResponse.exchange(socket, RawResponse.request("GET", "/v1/rules", null, new byte[0], false, VIEWER));
                     if (second.status() != 200) {
                         hung.add(c[0] + ", then GET: " + second.status());
                     }
@@ -244,7 +244,7 @@ class RulesApiAttackIntegrationTest {
     }
 
     private String rules() throws IOException {
-        RawHttp answer = RawHttp.send(managementPort, "GET", "/v1/rules", null, new byte[0], VIEWER);
+        RawResponse answer = RawResponse.send(managementPort, "GET", "/v1/rules", null, new byte[0], VIEWER);
         assertThat(answer.status()).as(answer.body()).isEqualTo(200);
         return answer.body();
     }

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.ratelimiter.testsupport.RawHttp;
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,7 +146,7 @@ class MvcRulesApiIntegrationTest {
                 try (Socket socket = new Socket()) {
                     socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
                     socket.setSoTimeout(10_000);
-                    RawHttp first = RawHttp.exchange(socket, RawHttp.request(c[1], "/v1/rules/kept", c[2], body,
+                    RawResponse first = RawResponse.exchange(socket, RawResponse.request(c[1], "/v1/rules/kept", c[2], body,
                             false, c[3]));
                     if (first.status() < 400 || first.status() >= 500) {
                         failures.add(name + ": " + first.status());
@@ -155,7 +155,7 @@ class MvcRulesApiIntegrationTest {
                         continue; // the server said so: a client does not reuse it
                     }
                     try {
-                        RawHttp second = RawHttp.exchange(socket, RawHttp.request("GET", "/v1/rules", null,
+                        RawResponse second = RawResponse.exchange(socket, RawResponse.request("GET", "/v1/rules", null,
                                 new byte[0], false, "X-None: 1"));
                         if (second.status() != 200) {
                             failures.add(name + ", then GET: " + second.status());

@@ -20,7 +20,7 @@ import java.util.Map;
  * @param headers the headers, by lower-case name (the last of a repeated one)
  * @param body the body as UTF-8
  */
-public record RawHttp(int status, Map<String, String> headers, String body) {
+public record RawResponse(int status, Map<String, String> headers, String body) {
 
     /** Whether the server said it closes the connection after this answer. */
     public boolean closes() {
@@ -28,7 +28,7 @@ public record RawHttp(int status, Map<String, String> headers, String body) {
     }
 
     /** Sends one request on a connection of its own to 127.0.0.1:{@code port}, closed after the answer. */
-    public static RawHttp send(int port, String method, String path, String type, byte[] body, String... headerLines)
+    public static RawResponse send(int port, String method, String path, String type, byte[] body, String... headerLines)
             throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
@@ -65,7 +65,7 @@ public record RawHttp(int status, Map<String, String> headers, String body) {
     }
 
     /** Writes the request and reads one answer (Content-Length or chunked; HEAD and 204/304 have no body). */
-    public static RawHttp exchange(Socket socket, byte[] request) throws IOException {
+    public static RawResponse exchange(Socket socket, byte[] request) throws IOException {
         OutputStream out = socket.getOutputStream();
         try {
             out.write(request);
@@ -100,7 +100,7 @@ public record RawHttp(int status, Map<String, String> headers, String body) {
                 line(in);
             }
         }
-        return new RawHttp(status, headers, body.toString(StandardCharsets.UTF_8));
+        return new RawResponse(status, headers, body.toString(StandardCharsets.UTF_8));
     }
 
     private static int chunkSize(InputStream in) throws IOException {
