@@ -9,14 +9,19 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * One request as the limiter follows it through the servlet: the gateway route that took it, the response to put the
  * rate-limit fields on, and the concurrency permits to give back when the request is over.
  *
- * <p>Why it records the route id: Gateway Server MVC names the route only while it matches it
- * ({@code GatewayDelegatingRouterFunction} sets {@value MvcUtils#GATEWAY_ROUTE_ID_ATTR} around its match and removes
- * it afterwards), so the id is caught here, as it is set, for the router function that asks right after matching.
+ * <p>Why the limiter hears of the route here: the only sure sign of which gateway route took a request is that route's
+ * own first filter, which Gateway Server MVC puts outermost on every gateway route ({@code GatewayRouterFunctions
+ * .route(id)} begins with {@code BeforeFilterFunctions.routeId(id)}): it sets {@value MvcUtils#GATEWAY_ROUTE_ID_ATTR}
+ * on the servlet request as the matched handler starts, before any of the route's other filters. Signs seen while
+ * matching are not sure: the id is set for every gateway route tried, matched or not, and inside a nested router
+ * function it goes to the nested request's own attributes. So the router function arms this request as it hands
+ * over the matched handler ({@link #arm}), and the route id set while armed is the route the limiter decides.
  */
 final class LimitedRequest extends HttpServletRequestWrapper {
 
@@ -24,33 +29,84 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     static final String ATTRIBUTE = LimitedRequest.class.getName();
 
     private final HttpServletResponse response;
-    private String routeId;
+    /** Told the route id once, as the matched gateway route's first filter sets it; null when not armed. */
+    private RouteGate gate;
+    /** Whether a gateway route has been decided for this request (a forward to another route is not decided again). */
+    private boolean decided;
+    /** The limiter's refusal, kept until the handler that was armed returns it (a filter may swallow the throw). */
+    private ServerResponse refusal;
     private RequestPermits permits;
     private RequestAttributes attributes;
     /** The load shedder's count of this request in progress at its upstream, when it has one. */
     private LoadShedder.Ticket ticket;
+
+    /** What decides a gateway route for this request: its refusal, or null to let it through. */
+    @FunctionalInterface
+    interface RouteGate {
+        ServerResponse decide(String routeId);
+    }
+
+    /** The limiter's refusal, thrown out of the route's first filter so that nothing after it runs. */
+    static final class Refused extends RuntimeException {
+
+        private final transient ServerResponse response;
+
+        Refused(ServerResponse response) {
+            super("refused by the rate limiter", null, false, false);
+            this.response = response;
+        }
+
+        ServerResponse response() {
+            return response;
+        }
+    }
 
     LimitedRequest(HttpServletRequest request, HttpServletResponse response) {
         super(request);
         this.response = response;
     }
 
+    /**
+     * Decides the gateway route whose id is set while armed, the moment it is set: within the matched route's first
+     * filter, before its others and its upstream call. A refusal is thrown as a {@link Refused}, which ends that
+     * filter chain, and kept for {@link #refusal()} in case a filter around it caught the throw.
+     */
     @Override
     public void setAttribute(String name, Object value) {
-        if (MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String id) {
-            routeId = id;
-        }
         super.setAttribute(name, value);
+        if (gate != null && MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String id) {
+            RouteGate deciding = gate;
+            gate = null;
+            decided = true;
+            ServerResponse refused = deciding.decide(id);
+            if (refused != null) {
+                refusal = refused;
+                throw new Refused(refused);
+            }
+        }
     }
 
-    /** Forgets the route last named, before a router function matches anew. */
-    void forgetRoute() {
-        routeId = null;
+    /**
+     * Arms this request for the matched handler about to run, unless a gateway route was decided for it already.
+     *
+     * @return whether it was armed: then {@link #disarm()} must follow the handler
+     */
+    boolean arm(RouteGate decide) {
+        if (decided) {
+            return false;
+        }
+        gate = decide;
+        return true;
     }
 
-    /** The gateway route named during the last match, or null when no gateway route took part. */
-    String routeId() {
-        return routeId;
+    /** The handler has returned: a route id set from now on (a forward's) is not decided. */
+    void disarm() {
+        gate = null;
+    }
+
+    /** The limiter's refusal of this request, or null. */
+    ServerResponse refusal() {
+        return refusal;
     }
 
     HttpServletResponse response() {

@@ -13,13 +13,13 @@ import dev.ratelimiter.gateway.RefusalAnswer;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RouteMetadata;
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * Priority load shedding on Gateway Server MVC, the WebFlux {@code LoadSheddingFilter}'s twin on the same core
- * {@link LoadShedder}s: it wraps a route's handler behind the limiter, so only a request the limiter let through is
- * counted in progress (a client over its own limit is told so with 429 first). A request let through holds a ticket
+ * {@link LoadShedder}s: it admits a route's request after the limiter ({@link RateLimitedRouterFunction}), so only a
+ * request the limiter let through is counted in progress (a client over its own limit is told so with 429 first). A request let through holds a ticket
  * on its {@link LimitedRequest} until the servlet filter ends it (the response written, the upstream failed, the
  * client gone, or the async work completed); a shed one gets the same 503 {@code overloaded} problem as on WebFlux.
  */
@@ -40,30 +40,31 @@ public final class MvcLoadShedding {
         this.refusals = refusals;
     }
 
-    /** {@code next} behind the route's shedder, or {@code next} itself when its upstream has none. */
-    HandlerFunction<ServerResponse> guard(String routeId, Map<String, Object> metadata, LimitedRequest limited,
-            HandlerFunction<ServerResponse> next) {
+    /**
+     * Admits a request the limiter let through to the route's upstream: null, holding a ticket on {@code limited}
+     * until the servlet filter ends it, or the 503 {@code overloaded} answer when the upstream is full for its
+     * priority. A route whose upstream has no shedder is always admitted.
+     */
+    ServerResponse admit(ServerRequest request, String routeId, Map<String, Object> metadata, LimitedRequest limited) {
         LoadShedder shedder = byRoute.get(routeId);
         if (shedder == null) {
-            return next;
+            return null;
         }
-        return request -> {
-            String header = priorities.header();
-            Priority priority = priorities.choose(routeId, metadata.get(PriorityChoice.PRIORITY_METADATA),
-                    header == null ? null : request.headers().firstHeader(header));
-            LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
-            if (ticket == null) {
-                RequestAttributes attributes = limited.attributes() != null ? limited.attributes()
-                        : RequestAttributes.ofRoute(routeId, RequestPaths.normalise(request.requestPath().value()),
-                                RouteMetadata.routeClass(metadata));
-                listener.onShed(attributes, priority, shedder.upstream());
-                RefusalWriter.Rendered rendered = refusals.render(RefusalAnswer.overloaded(attributes,
-                        shedder.upstream(), priority.label(), retryAfterSeconds), new HttpHeaders(), attributes, null);
-                return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
-                        .body(rendered.body());
-            }
-            limited.hold(ticket);
-            return next.handle(request);
-        };
+        String header = priorities.header();
+        Priority priority = priorities.choose(routeId, metadata.get(PriorityChoice.PRIORITY_METADATA),
+                header == null ? null : request.headers().firstHeader(header));
+        LoadShedder.Ticket ticket = shedder.tryAcquire(priority);
+        if (ticket == null) {
+            RequestAttributes attributes = limited.attributes() != null ? limited.attributes()
+                    : RequestAttributes.ofRoute(routeId, RequestPaths.normalise(request.requestPath().value()),
+                            RouteMetadata.routeClass(metadata));
+            listener.onShed(attributes, priority, shedder.upstream());
+            RefusalWriter.Rendered rendered = refusals.render(RefusalAnswer.overloaded(attributes,
+                    shedder.upstream(), priority.label(), retryAfterSeconds), new HttpHeaders(), attributes, null);
+            return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
+                    .body(rendered.body());
+        }
+        limited.hold(ticket);
+        return null;
     }
 }

@@ -22,7 +22,6 @@ import dev.ratelimiter.gateway.WarnOnce;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -91,8 +90,12 @@ public final class MvcRateLimiter {
         return merged;
     }
 
-    ServerResponse handle(ServerRequest request, HandlerFunction<ServerResponse> next, String routeId,
-            Map<String, Object> metadata, LimitedRequest limited) throws Exception {
+    /**
+     * Decides a request the gateway route {@code routeId} took: its refusal (400, 401, 403, 429, 503), or null when
+     * it may go on, the rate-limit fields then set on the servlet response.
+     */
+    ServerResponse decide(ServerRequest request, String routeId, Map<String, Object> metadata,
+            LimitedRequest limited) {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
@@ -129,7 +132,7 @@ public final class MvcRateLimiter {
         // response adds the upstream's headers to these.
         HttpServletResponse response = limited.response();
         rateLimitFields.forEach((name, values) -> values.forEach(value -> response.setHeader(name, value)));
-        return next.handle(request);
+        return null;
     }
 
     /** The resolver's answer; a failing resolver is a request without identity, never a 5xx. */

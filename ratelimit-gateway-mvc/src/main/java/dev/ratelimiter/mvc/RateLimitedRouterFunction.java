@@ -12,9 +12,10 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
- * A router function whose gateway routes pass the limiter first. It asks which gateway route matched right after the
- * match (see {@link LimitedRequest}) and hands the limiter that route's id; a match that was no gateway route, or a
- * route opted out, is handled as before.
+ * A router function whose gateway routes pass the limiter first. The matched handler runs with its request armed
+ * ({@link LimitedRequest#arm}): when the handler is a gateway route's, that route's first filter names it, and the
+ * limiter (then the load shedder) decides it there, before the route's other filters and its upstream call. A handler
+ * that names no gateway route (a plain WebMvc.fn route), or a route opted out, is handled as before.
  */
 final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> {
 
@@ -34,23 +35,46 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
 
     @Override
     public Optional<HandlerFunction<ServerResponse>> route(ServerRequest request) {
-        Object attribute = request.servletRequest().getAttribute(LimitedRequest.ATTRIBUTE);
-        if (!(attribute instanceof LimitedRequest limited)) {
-            return delegate.route(request);
-        }
-        limited.forgetRoute();
         Optional<HandlerFunction<ServerResponse>> handler = delegate.route(request);
-        String routeId = limited.routeId();
-        if (handler.isEmpty() || routeId == null) {
+        if (handler.isEmpty()
+                || !(request.servletRequest().getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest limited)) {
             return handler;
         }
+        HandlerFunction<ServerResponse> matched = handler.get();
+        return Optional.of(handled -> handle(handled, matched, limited));
+    }
+
+    private ServerResponse handle(ServerRequest request, HandlerFunction<ServerResponse> matched,
+            LimitedRequest limited) throws Exception {
+        if (!limited.arm(routeId -> decide(request, routeId, limited))) {
+            return matched.handle(request);
+        }
+        ServerResponse response;
+        try {
+            response = matched.handle(request);
+        }
+        catch (LimitedRequest.Refused refused) {
+            return refused.response();
+        }
+        finally {
+            limited.disarm();
+        }
+        // a filter around the gateway route that caught the refusal answered instead: the refusal is the answer
+        ServerResponse refusal = limited.refusal();
+        return refusal != null ? refusal : response;
+    }
+
+    /** The route's refusal by the limiter, else by the load shedder; null to let it through. */
+    private ServerResponse decide(ServerRequest request, String routeId, LimitedRequest limited) {
         Map<String, Object> metadata = limiter.metadata(routeId, attributes().getOrDefault(routeId, Map.of()));
         if (!RouteMetadata.limited(metadata)) {
-            return handler;
+            return null;
         }
-        HandlerFunction<ServerResponse> next = shedding == null ? handler.get()
-                : shedding.guard(routeId, metadata, limited, handler.get());
-        return Optional.of(matched -> limiter.handle(matched, next, routeId, metadata, limited));
+        ServerResponse refused = limiter.decide(request, routeId, metadata, limited);
+        if (refused == null && shedding != null) {
+            refused = shedding.admit(request, routeId, metadata, limited);
+        }
+        return refused;
     }
 
     /**

@@ -1,0 +1,153 @@
+package dev.ratelimiter.mvc;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimiter.testsupport.StubUpstream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.gateway.server.mvc.filter.BeforeFilterFunctions;
+import org.springframework.cloud.gateway.server.mvc.handler.GatewayRouterFunctions;
+import org.springframework.cloud.gateway.server.mvc.handler.HandlerFunctions;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.function.RequestPredicates;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Gateway routes composed every way WebMvc.fn allows, through real Tomcat and Redis: each is decided as the route that
+ * took the request, and only that one. A gateway route nested under a path prefix (once, twice) is limited; a plain
+ * route joined after a gateway route in one bean is not decided as it (found by the attack review: it spent the
+ * gateway route's per-route cap, and a nested gateway route was never limited at all); a gateway route after a plain
+ * one is; and a filter around a gateway route that catches what its chain throws cannot turn a 429 into its own
+ * answer. The rule {@code per-route} gives each route 2 requests an hour, whoever sends them.
+ */
+@DirtiesContext
+@SpringBootTest(classes = { TestMvcGatewayApplication.class, ComposedRoutesIntegrationTest.Routes.class },
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ComposedRoutesIntegrationTest {
+
+    @RegisterExtension
+    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final StubUpstream upstream = fixture.upstream();
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Routes {
+
+        @Bean
+        RouterFunction<ServerResponse> nestedOnce() {
+            return RouterFunctions.route().path("/nested", api -> api.add(gateway("nested", "/**"))).build();
+        }
+
+        @Bean
+        RouterFunction<ServerResponse> nestedTwice() {
+            return RouterFunctions.nest(RequestPredicates.path("/deep"),
+                    RouterFunctions.route().path("/er", inner -> inner.add(gateway("deep", "/**"))).build());
+        }
+
+        @Bean
+        RouterFunction<ServerResponse> mixed() {
+            return gateway("login", "/login/**")
+                    .and(RouterFunctions.route().GET("/health", request -> ServerResponse.ok().body("up")).build())
+                    .and(gateway("after", "/after/**"));
+        }
+
+        @Bean
+        RouterFunction<ServerResponse> caught() {
+            return gateway("caught", "/caught/**").filter((request, next) -> {
+                try {
+                    return next.handle(request);
+                }
+                catch (Exception ex) {
+                    return ServerResponse.status(500).body("the filter's own answer");
+                }
+            });
+        }
+
+        private static RouterFunction<ServerResponse> gateway(String id, String path) {
+            return GatewayRouterFunctions.route(id).GET(path, HandlerFunctions.http())
+                    .before(BeforeFilterFunctions.uri(upstream.uri())).build();
+        }
+    }
+
+    @LocalServerPort
+    int port;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        fixture.redisProperties(registry);
+        registry.add("ratelimit.store.timeout", () -> "2s");
+        registry.add("ratelimit.default-tier", () -> "free");
+        registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "100000");
+        registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "100000");
+        registry.add("ratelimit.rules.per-route.capacity", () -> "2");
+        registry.add("ratelimit.rules.per-route.refill-tokens", () -> "2");
+        registry.add("ratelimit.rules.per-route.refill-period", () -> "1h");
+        registry.add("ratelimit.rules.per-route.key[0]", () -> "route");
+        List<String> routes = List.of("nested", "deep", "login", "after", "caught");
+        for (int i = 0; i < routes.size(); i++) {
+            int index = i;
+            registry.add("ratelimit.rules.per-route.match.route-ids[" + i + "]", () -> routes.get(index));
+        }
+    }
+
+    @Test
+    void aGatewayRouteNestedUnderAPathOnceOrTwiceIsLimited() throws Exception {
+        assertThat(statuses("/nested/x", 4)).containsExactly(200, 200, 429, 429);
+        assertThat(statuses("/deep/er/x", 3)).containsExactly(200, 200, 429);
+        assertThat(upstream.hits()).as("only the admitted reached the upstream").isEqualTo(4);
+    }
+
+    @Test
+    void aPlainRouteJoinedAfterAGatewayRouteIsNotDecidedAsItAndAGatewayRouteAfterAPlainOneIs() throws Exception {
+        Http http = new Http(port);
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> health = http.get("/health", "key-" + i);
+            assertThat(health.statusCode()).as("plain /health #%d", i).isEqualTo(200);
+            assertThat(health.body()).isEqualTo("up");
+            assertThat(health.headers().firstValue("RateLimit-Policy")).as("no limiter fields on a plain route")
+                    .isEmpty();
+        }
+        HttpResponse<String> login = http.get("/login/x", "key-9");
+        assertThat(login.statusCode()).as("login's cap untouched by /health").isEqualTo(200);
+        assertThat(login.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(policy ->
+                assertThat(policy).contains("per-route"));
+        assertThat(statuses("/login/x", 2)).containsExactly(200, 429);
+        assertThat(statuses("/after/x", 3)).containsExactly(200, 200, 429);
+        assertThat(upstream.hits()).isEqualTo(4);
+    }
+
+    @Test
+    void aFilterThatCatchesTheRefusalCannotAnswerInsteadOfIt() throws Exception {
+        List<String> bodies = new ArrayList<>();
+        Http http = new Http(port);
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = http.get("/caught/x", "key-" + i);
+            statuses.add(response.statusCode());
+            bodies.add(response.body());
+        }
+        assertThat(statuses).containsExactly(200, 200, 429);
+        assertThat(bodies.get(2)).contains("\"error\":\"rate_limited\"").doesNotContain("the filter's own answer");
+        assertThat(upstream.hits()).isEqualTo(2);
+    }
+
+    private List<Integer> statuses(String path, int count) throws Exception {
+        Http http = new Http(port);
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            statuses.add(http.get(path, "key-" + i).statusCode());
+        }
+        return statuses;
+    }
+}
