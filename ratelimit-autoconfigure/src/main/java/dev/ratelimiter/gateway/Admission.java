@@ -59,7 +59,9 @@ public final class Admission {
         if (duplicated != null) {
             return RefusalAnswer.duplicateIdentity(duplicated);
         }
-        if (apiKey == null && refusals.rejectMissing()) {
+        // The kill switch lets everything through, keyless requests too: it is the limiter switched off, and
+        // requiring a key is the limiter's (authentication is the application's own security, which stays).
+        if (apiKey == null && refusals.rejectMissing() && !rules.killSwitch()) {
             return RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource, challenge);
         }
         String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);

@@ -15,7 +15,10 @@ import org.springframework.http.MediaType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keys nobody listed, under the reject policy: refused before any store call; the kill switch still lets all in. */
+/**
+ * Keys nobody listed, under the reject policy: refused before any store call; the kill switch still lets all in,
+ * requests without a key included.
+ */
 class UnknownApiKeysRejectedIntegrationTest {
 
     @RegisterExtension
@@ -70,6 +73,7 @@ class UnknownApiKeysRejectedIntegrationTest {
                 .expectStatus().isOk();
         try {
             assertThat(RawHttp.get(port, "/api/x", "X-API-Key: unknown-under-kill-switch")).isEqualTo(200);
+            assertThat(RawHttp.get(port, "/api/x")).as("keyless, under when-missing: reject").isEqualTo(200);
         }
         finally {
             GatewayInstance.client(gateway).post().uri("/actuator/ratelimitcontrol")
@@ -77,6 +81,7 @@ class UnknownApiKeysRejectedIntegrationTest {
                     .expectStatus().isOk();
         }
         assertThat(RawHttp.get(port, "/api/x", "X-API-Key: unknown-under-kill-switch")).isEqualTo(403);
+        assertThat(RawHttp.get(port, "/api/x")).isEqualTo(401);
     }
 
     static Set<String> keys() {
