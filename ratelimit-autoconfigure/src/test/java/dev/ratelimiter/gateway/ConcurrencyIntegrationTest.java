@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.redis.RedisRateLimitStore;
+import dev.ratelimiter.testsupport.PermitsInRedis;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;

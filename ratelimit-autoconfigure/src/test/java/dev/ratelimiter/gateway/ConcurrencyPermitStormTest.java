@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.FailSafeStore;
@@ -14,6 +13,7 @@ import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.StoreBreaker;
 import dev.ratelimiter.redis.RedisRateLimitStore;
 import dev.ratelimiter.testsupport.LatencyProxy;
+import dev.ratelimiter.testsupport.PermitsInRedis;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.AfterAll;
@@ -88,8 +88,6 @@ class ConcurrencyPermitStormTest {
         upstream.delay(Duration.ofMillis(20));
         WebClient client = WebClient.create("http://127.0.0.1:" + port);
         long typicalNanos = warmUp(client);
-        AtomicBoolean storming = new AtomicBoolean(true);
-        Thread jitter = jitter(storming, new Random(random.nextLong()));
         Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
         AtomicLong abandoned = new AtomicLong();
         List<Mono<Void>> requests = new ArrayList<>(REQUESTS);
@@ -110,14 +108,9 @@ class ConcurrencyPermitStormTest {
                     })
                     .then());
         }
-        try {
+        try (LatencyProxy.Jitter jitter = network.jitter(new Random(random.nextLong()), 0, 0, 0, 0, 0, 0, 1, 3, 7)) {
             Flux.fromIterable(requests).flatMap(request -> request, 16).blockLast(Duration.ofMinutes(3));
         }
-        finally {
-            storming.set(false);
-            join(jitter);
-        }
-        network.delay(Duration.ZERO);
         awaitQuiet();
 
         FailSafeStore failSafe = store.find(FailSafeStore.class).orElseThrow();
@@ -153,20 +146,6 @@ class ConcurrencyPermitStormTest {
         return last.get(last.size() / 2);
     }
 
-    /** Moves the delay to Redis around the store timeout every few milliseconds while the storm lasts. */
-    private static Thread jitter(AtomicBoolean storming, Random random) {
-        long[] delaysMillis = { 0, 0, 0, 0, 0, 0, 1, 3, 7 };
-        Thread thread = new Thread(() -> {
-            while (storming.get()) {
-                network.delay(Duration.ofMillis(delaysMillis[random.nextInt(delaysMillis.length)]));
-                Load.sleep(Duration.ofMillis(5 + random.nextInt(30)));
-            }
-        }, "redis-jitter");
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
-    }
-
     /** Until the upstream is idle, the breaker closed and Redis holds nothing, or 10 s (a lease is 30 s). */
     private void awaitQuiet() {
         StoreBreaker breaker = store.find(FailSafeStore.class).orElseThrow().breaker();
@@ -194,15 +173,6 @@ class ConcurrencyPermitStormTest {
         }
         finally {
             upstream.delay(Duration.ofMillis(20));
-        }
-    }
-
-    private static void join(Thread thread) {
-        try {
-            thread.join(5_000);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
         }
     }
 }

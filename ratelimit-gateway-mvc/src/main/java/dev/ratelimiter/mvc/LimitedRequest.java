@@ -1,19 +1,21 @@
 package dev.ratelimiter.mvc;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
+import dev.ratelimiter.gateway.RefusalWriter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
-import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * One request as the limiter follows it through the servlet: the gateway route that took it, the response to put the
- * rate-limit fields on, and the concurrency permits to give back when the request is over.
+ * rate-limit fields on, and the concurrency permits and load-shedding tickets to give back when the request is over.
  *
  * <p>Why the limiter hears of the route here: the only sure sign of which gateway route took a request is that route's
  * own first filter, which Gateway Server MVC puts outermost on every gateway route ({@code GatewayRouterFunctions
@@ -22,6 +24,12 @@ import org.springframework.web.servlet.function.ServerResponse;
  * matching are not sure: the id is set for every gateway route tried, matched or not, and inside a nested router
  * function it goes to the nested request's own attributes. So the router function arms this request as it hands
  * over the matched handler ({@link #arm}), and the route id set while armed is the route the limiter decides.
+ *
+ * <p>What a request reaches after that is decided too, never let through on the strength of an earlier answer: a
+ * forward to another gateway route arms the request again for its target (each route the request reaches is decided,
+ * as a forward is on WebFlux), and once the limiter has refused the request, every later naming of a route (a filter
+ * that retries its chain, a forward, a fallback) is refused again before it can reach an upstream. A matched handler
+ * that answers asynchronously leaves the request armed: its route may name itself on another thread.
  */
 final class LimitedRequest extends HttpServletRequestWrapper {
 
@@ -29,35 +37,34 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     static final String ATTRIBUTE = LimitedRequest.class.getName();
 
     private final HttpServletResponse response;
-    /** Told the route id once, as the matched gateway route's first filter sets it; null when not armed. */
-    private RouteGate gate;
-    /** Whether a gateway route has been decided for this request (a forward to another route is not decided again). */
-    private boolean decided;
-    /** The limiter's refusal, kept until the handler that was armed returns it (a filter may swallow the throw). */
-    private ServerResponse refusal;
+    /** Told the next route id set, by the route's first filter; null when not armed. Set and read on any thread. */
+    private volatile RouteGate gate;
+    /** The limiter's refusal once there is one: from then on this request reaches no route. */
+    private volatile RefusalWriter.Rendered refusal;
     private RequestPermits permits;
     private RequestAttributes attributes;
-    /** The load shedder's count of this request in progress at its upstream, when it has one. */
-    private LoadShedder.Ticket ticket;
+    /** The load shedders' counts of this request in progress at its upstreams (one per route a forward reached). */
+    private List<LoadShedder.Ticket> tickets;
+    private boolean ended;
 
     /** What decides a gateway route for this request: its refusal, or null to let it through. */
     @FunctionalInterface
     interface RouteGate {
-        ServerResponse decide(String routeId);
+        RefusalWriter.Rendered decide(String routeId);
     }
 
     /** The limiter's refusal, thrown out of the route's first filter so that nothing after it runs. */
     static final class Refused extends RuntimeException {
 
-        private final transient ServerResponse response;
+        private final transient RefusalWriter.Rendered refusal;
 
-        Refused(ServerResponse response) {
+        Refused(RefusalWriter.Rendered refusal) {
             super("refused by the rate limiter", null, false, false);
-            this.response = response;
+            this.refusal = refusal;
         }
 
-        ServerResponse response() {
-            return response;
+        RefusalWriter.Rendered refusal() {
+            return refusal;
         }
     }
 
@@ -69,43 +76,47 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     /**
      * Decides the gateway route whose id is set while armed, the moment it is set: within the matched route's first
      * filter, before its others and its upstream call. A refusal is thrown as a {@link Refused}, which ends that
-     * filter chain, and kept for {@link #refusal()} in case a filter around it caught the throw.
+     * filter chain, and kept for {@link #refusal()}: a filter around it that caught the throw and asks again, or
+     * forwards, is refused again.
      */
     @Override
     public void setAttribute(String name, Object value) {
         super.setAttribute(name, value);
-        if (gate != null && MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String id) {
-            RouteGate deciding = gate;
-            gate = null;
-            decided = true;
-            ServerResponse refused = deciding.decide(id);
+        if (MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String id) {
+            RefusalWriter.Rendered refused = routeNamed(id);
             if (refused != null) {
-                refusal = refused;
                 throw new Refused(refused);
             }
         }
     }
 
-    /**
-     * Arms this request for the matched handler about to run, unless a gateway route was decided for it already.
-     *
-     * @return whether it was armed: then {@link #disarm()} must follow the handler
-     */
-    boolean arm(RouteGate decide) {
-        if (decided) {
-            return false;
+    private RefusalWriter.Rendered routeNamed(String routeId) {
+        RefusalWriter.Rendered refused = refusal;
+        if (refused != null) {
+            return refused;
         }
-        gate = decide;
-        return true;
+        RouteGate deciding = gate;
+        if (deciding == null) {
+            return null;
+        }
+        gate = null;
+        refused = deciding.decide(routeId);
+        refusal = refused;
+        return refused;
     }
 
-    /** The handler has returned: a route id set from now on (a forward's) is not decided. */
+    /** Arms this request for the matched handler about to run: the next route id set is decided by {@code decide}. */
+    void arm(RouteGate decide) {
+        gate = decide;
+    }
+
+    /** Route ids set from now on are not decided (the matching of a forward sets one for every route it tries). */
     void disarm() {
         gate = null;
     }
 
     /** The limiter's refusal of this request, or null. */
-    ServerResponse refusal() {
+    RefusalWriter.Rendered refusal() {
         return refusal;
     }
 
@@ -113,10 +124,13 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         return response;
     }
 
-    /** The request's permits, made on first use; given back by {@link #end()}. */
-    RequestPermits permits() {
+    /** The request's permits, made on first use (on any thread); given back by {@link #end()}, even if made after. */
+    synchronized RequestPermits permits() {
         if (permits == null) {
             permits = new RequestPermits();
+            if (ended) {
+                permits.end();
+            }
         }
         return permits;
     }
@@ -130,35 +144,49 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         attributes = decided;
     }
 
-    /** The request counts in progress at its upstream until {@link #end} releases the ticket. */
+    /** The request counts in progress at an upstream until {@link #end} releases the ticket (at once if it has). */
     void hold(LoadShedder.Ticket held) {
-        ticket = held;
+        synchronized (this) {
+            if (!ended) {
+                if (tickets == null) {
+                    tickets = new ArrayList<>(1);
+                }
+                tickets.add(held);
+                return;
+            }
+        }
+        held.release(false, false);
     }
 
     /**
      * The request is over (answered, failed, or the client went away): every permit it holds goes back, and its
-     * upstream's in-flight count falls. A failure or a 503/504 tells an adaptive limit the upstream was overloaded;
-     * a client gone away (an {@link IOException} out of the write) says nothing about the upstream's latency.
+     * upstreams' in-flight counts fall; a permit or ticket taken after this (by async work still running) goes back at
+     * once. A failure or a 503/504 tells an adaptive limit the upstream was overloaded; a client gone away (an
+     * {@link IOException} out of the write) says nothing about the upstream's latency.
      *
      * @param failure what the request ended with, or null
      */
     void end(Throwable failure) {
-        try {
-            end();
+        RequestPermits given;
+        List<LoadShedder.Ticket> held;
+        synchronized (this) {
+            ended = true;
+            given = permits;
+            held = tickets;
+            tickets = null;
         }
-        finally {
-            if (ticket != null) {
-                int status = response.getStatus();
-                boolean clientGone = failure instanceof IOException;
-                ticket.release(failure != null && !clientGone || status == 503 || status == 504, !clientGone);
+        try {
+            if (given != null) {
+                given.end();
             }
         }
-    }
-
-    /** The request is over (answered, failed, or the client went away): every permit it holds goes back. */
-    void end() {
-        if (permits != null) {
-            permits.end();
+        finally {
+            if (held != null) {
+                int status = response.getStatus();
+                boolean clientGone = failure instanceof IOException;
+                boolean overloaded = failure != null && !clientGone || status == 503 || status == 504;
+                held.forEach(ticket -> ticket.release(overloaded, !clientGone));
+            }
         }
     }
 }

@@ -14,7 +14,6 @@ import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RouteMetadata;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.servlet.function.ServerRequest;
-import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * Priority load shedding on Gateway Server MVC, the WebFlux {@code LoadSheddingFilter}'s twin on the same core
@@ -45,7 +44,7 @@ public final class MvcLoadShedding {
      * until the servlet filter ends it, or the 503 {@code overloaded} answer when the upstream is full for its
      * priority. A route whose upstream has no shedder is always admitted.
      */
-    ServerResponse admit(ServerRequest request, String routeId, Map<String, Object> metadata, LimitedRequest limited) {
+    RefusalWriter.Rendered admit(ServerRequest request, String routeId, Map<String, Object> metadata, LimitedRequest limited) {
         LoadShedder shedder = byRoute.get(routeId);
         if (shedder == null) {
             return null;
@@ -59,10 +58,8 @@ public final class MvcLoadShedding {
                     : RequestAttributes.ofRoute(routeId, RequestPaths.normalise(request.requestPath().value()),
                             RouteMetadata.routeClass(metadata));
             listener.onShed(attributes, priority, shedder.upstream());
-            RefusalWriter.Rendered rendered = refusals.render(RefusalAnswer.overloaded(attributes,
-                    shedder.upstream(), priority.label(), retryAfterSeconds), new HttpHeaders(), attributes, null);
-            return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
-                    .body(rendered.body());
+            return refusals.render(RefusalAnswer.overloaded(attributes, shedder.upstream(), priority.label(),
+                    retryAfterSeconds), new HttpHeaders(), attributes, null);
         }
         limited.hold(ticket);
         return null;

@@ -23,7 +23,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.servlet.function.ServerRequest;
-import org.springframework.web.servlet.function.ServerResponse;
+import reactor.core.publisher.Mono;
 
 /**
  * Decides every request a Gateway Server MVC route takes, on the servlet thread, before the route's own filters and
@@ -94,7 +94,7 @@ public final class MvcRateLimiter {
      * Decides a request the gateway route {@code routeId} took: its refusal (400, 401, 403, 429, 503), or null when
      * it may go on, the rate-limit fields then set on the servlet response.
      */
-    ServerResponse decide(ServerRequest request, String routeId, Map<String, Object> metadata,
+    RefusalWriter.Rendered decide(ServerRequest request, String routeId, Map<String, Object> metadata,
             LimitedRequest limited) {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
@@ -121,7 +121,9 @@ public final class MvcRateLimiter {
         limited.attributes(attributes);
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
         // is written, however the request ends.
-        Verdict verdict = wait.await(evaluator.check(rules, attributes, limited.permits()),
+        // Deferred: a check that throws as it is called (a bug) fails the decision like one that fails later, and the
+        // rules' failure modes decide it instead of a 500.
+        Verdict verdict = wait.await(Mono.defer(() -> evaluator.check(rules, attributes, limited.permits())),
                 () -> evaluator.undecided(rules, attributes));
         HttpHeaders rateLimitFields = new HttpHeaders();
         refused = admission.judge(attributes, verdict, rateLimitFields);
@@ -154,9 +156,7 @@ public final class MvcRateLimiter {
                 : identity.clientIp(InetSocketAddress.createUnresolved(address, limited.getRemotePort()), headers);
     }
 
-    private ServerResponse answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes) {
-        RefusalWriter.Rendered rendered = refusals.render(refused, headers, attributes, null);
-        return ServerResponse.status(rendered.status()).headers(sent -> sent.addAll(rendered.headers()))
-                .body(rendered.body());
+    private RefusalWriter.Rendered answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes) {
+        return refusals.render(refused, headers, attributes, null);
     }
 }

@@ -15,8 +15,17 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * route took it, and gives its concurrency permits back once the servlet is done with it: in a {@code finally}, so a
  * response written, an upstream that failed and a client that went away (an {@link IOException} out of the write) all
  * end the request.
+ *
+ * <p>The container's error dispatch is followed too, as a request of its own: an error page ({@code /error}) that a
+ * catch-all gateway route takes is proxied like any other request, so it is decided like one, never let through
+ * because the request it reports on failed.
  */
 public final class RateLimitServletFilter extends OncePerRequestFilter {
+
+    @Override
+    protected boolean shouldNotFilterErrorDispatch() {
+        return false;
+    }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)

@@ -3,8 +3,10 @@ package dev.ratelimiter.mvc;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RouteMetadata;
 
+import org.springframework.web.servlet.function.AsyncServerResponse;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -35,9 +37,14 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
 
     @Override
     public Optional<HandlerFunction<ServerResponse>> route(ServerRequest request) {
+        LimitedRequest limited = request.servletRequest().getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest
+                found ? found : null;
+        if (limited != null) {
+            // matching (a forward's, while an earlier handler is still running) sets the id of every route it tries
+            limited.disarm();
+        }
         Optional<HandlerFunction<ServerResponse>> handler = delegate.route(request);
-        if (handler.isEmpty()
-                || !(request.servletRequest().getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest limited)) {
+        if (handler.isEmpty() || limited == null) {
             return handler;
         }
         HandlerFunction<ServerResponse> matched = handler.get();
@@ -46,31 +53,33 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
 
     private ServerResponse handle(ServerRequest request, HandlerFunction<ServerResponse> matched,
             LimitedRequest limited) throws Exception {
-        if (!limited.arm(routeId -> decide(request, routeId, limited))) {
-            return matched.handle(request);
-        }
-        ServerResponse response;
+        limited.arm(routeId -> decide(request, routeId, limited));
+        ServerResponse response = null;
         try {
             response = matched.handle(request);
         }
         catch (LimitedRequest.Refused refused) {
-            return refused.response();
+            return RefusalResponses.of(refused.refusal());
         }
         finally {
-            limited.disarm();
+            // Asynchronous work may still name its route, on another thread: the request stays armed for it, and
+            // a refusal there fails the async result, which RefusedRequestExceptionResolver answers.
+            if (!(response instanceof AsyncServerResponse)) {
+                limited.disarm();
+            }
         }
         // a filter around the gateway route that caught the refusal answered instead: the refusal is the answer
-        ServerResponse refusal = limited.refusal();
-        return refusal != null ? refusal : response;
+        RefusalWriter.Rendered refusal = limited.refusal();
+        return refusal != null ? RefusalResponses.of(refusal) : response;
     }
 
     /** The route's refusal by the limiter, else by the load shedder; null to let it through. */
-    private ServerResponse decide(ServerRequest request, String routeId, LimitedRequest limited) {
+    private RefusalWriter.Rendered decide(ServerRequest request, String routeId, LimitedRequest limited) {
         Map<String, Object> metadata = limiter.metadata(routeId, attributes().getOrDefault(routeId, Map.of()));
         if (!RouteMetadata.limited(metadata)) {
             return null;
         }
-        ServerResponse refused = limiter.decide(request, routeId, metadata, limited);
+        RefusalWriter.Rendered refused = limiter.decide(request, routeId, metadata, limited);
         if (refused == null && shedding != null) {
             refused = shedding.admit(request, routeId, metadata, limited);
         }

@@ -3,13 +3,19 @@ package dev.ratelimiter.mvc;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import dev.ratelimiter.testsupport.StubUpstream;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.cloud.gateway.server.mvc.filter.BeforeFilterFunctions;
 import org.springframework.cloud.gateway.server.mvc.handler.GatewayRouterFunctions;
 import org.springframework.cloud.gateway.server.mvc.handler.HandlerFunctions;
@@ -30,7 +36,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * route joined after a gateway route in one bean is not decided as it (found by the attack review: it spent the
  * gateway route's per-route cap, and a nested gateway route was never limited at all); a gateway route after a plain
  * one is; and a filter around a gateway route that catches what its chain throws cannot turn a 429 into its own
- * answer. The rule {@code per-route} gives each route 2 requests an hour, whoever sends them.
+ * answer.
+ *
+ * <p>However else a request reaches a gateway route's upstream — through async work on another thread, a filter that
+ * tries its chain again or wraps the refusal in its own exception, a forward from a route that opted out, or the
+ * container's error page — the limiter decides it, and a request it refused reaches no upstream (found by the attack
+ * review: each of these got past it). The rule {@code per-route} gives each route 2 requests an hour, whoever sends
+ * them.
  */
 @DirtiesContext
 @SpringBootTest(classes = { TestMvcGatewayApplication.class, ComposedRoutesIntegrationTest.Routes.class },
@@ -74,6 +86,58 @@ class ComposedRoutesIntegrationTest {
             });
         }
 
+        /** A gateway route answered asynchronously ({@code ServerResponse.async}, as a timeout filter would). */
+        @Bean
+        RouterFunction<ServerResponse> asyncWrapped() {
+            return gateway("async", "/async/**").filter((request, next) -> ServerResponse
+                    .async(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return next.handle(request);
+                        }
+                        catch (Exception ex) {
+                            throw new CompletionException(ex);
+                        }
+                    })));
+        }
+
+        /** A gateway route behind a filter that tries its chain once more when it throws (a naive retry). */
+        @Bean
+        RouterFunction<ServerResponse> retried() {
+            return gateway("retry", "/retry/**").filter((request, next) -> {
+                try {
+                    return next.handle(request);
+                }
+                catch (Exception first) {
+                    return next.handle(request);
+                }
+            });
+        }
+
+        /** A gateway route behind a filter that wraps whatever its chain throws in an exception of its own. */
+        @Bean
+        RouterFunction<ServerResponse> wrapping() {
+            return gateway("wrapping", "/wrapping/**").filter((request, next) -> {
+                try {
+                    return next.handle(request);
+                }
+                catch (RuntimeException ex) {
+                    throw new IllegalStateException("the chain failed", ex);
+                }
+            });
+        }
+
+        /** Answers /boom with the container's error page, which the route on /error proxies. */
+        @Bean
+        FilterRegistrationBean<Filter> boom() {
+            return new FilterRegistrationBean<>((request, response, chain) -> {
+                if ("/boom".equals(((HttpServletRequest) request).getRequestURI())) {
+                    ((HttpServletResponse) response).sendError(418);
+                    return;
+                }
+                chain.doFilter(request, response);
+            });
+        }
+
         private static RouterFunction<ServerResponse> gateway(String id, String path) {
             return GatewayRouterFunctions.route(id).GET(path, HandlerFunctions.http())
                     .before(BeforeFilterFunctions.uri(upstream.uri())).build();
@@ -94,7 +158,13 @@ class ComposedRoutesIntegrationTest {
         registry.add("ratelimit.rules.per-route.refill-tokens", () -> "2");
         registry.add("ratelimit.rules.per-route.refill-period", () -> "1h");
         registry.add("ratelimit.rules.per-route.key[0]", () -> "route");
-        List<String> routes = List.of("nested", "deep", "login", "after", "caught");
+        fixture.route(registry, 0, "limited", "/limited/**");
+        // opts out of the limiter and forwards to the limited route
+        MvcRoutes.route(registry, 1, "optout", "/optout/**", () -> "forward:/limited/forwarded");
+        registry.add("spring.cloud.gateway.server.webmvc.routes[1].metadata.ratelimit-enabled", () -> "false");
+        fixture.route(registry, 2, "errors", "/error");
+        List<String> routes = List.of("nested", "deep", "login", "after", "caught", "async", "retry", "wrapping",
+                "limited", "errors");
         for (int i = 0; i < routes.size(); i++) {
             int index = i;
             registry.add("ratelimit.rules.per-route.match.route-ids[" + i + "]", () -> routes.get(index));
@@ -142,12 +212,51 @@ class ComposedRoutesIntegrationTest {
         assertThat(upstream.hits()).isEqualTo(2);
     }
 
+    @Test
+    void aGatewayRouteAnsweredAsynchronouslyIsDecidedAndItsRefusalIsThe429() throws Exception {
+        List<HttpResponse<String>> responses = responses("/async/x", 4);
+        assertThat(responses).extracting(HttpResponse::statusCode).containsExactly(200, 200, 429, 429);
+        assertThat(responses.get(3).body()).contains("\"error\":\"rate_limited\"");
+        assertThat(responses.get(3).headers().firstValue("Retry-After")).isPresent();
+        assertThat(upstream.hits()).isEqualTo(2);
+    }
+
+    @Test
+    void aFilterThatTriesARefusedChainAgainIsRefusedAgainBeforeTheUpstream() throws Exception {
+        assertThat(statuses("/retry/x", 4)).containsExactly(200, 200, 429, 429);
+        assertThat(upstream.hits()).as("refused requests never reach the upstream").isEqualTo(2);
+    }
+
+    @Test
+    void aRefusalAFilterWrapsInItsOwnExceptionIsStillThe429() throws Exception {
+        List<HttpResponse<String>> responses = responses("/wrapping/x", 4);
+        assertThat(responses).extracting(HttpResponse::statusCode).containsExactly(200, 200, 429, 429);
+        assertThat(responses.get(2).body()).contains("\"error\":\"rate_limited\"");
+        assertThat(upstream.hits()).isEqualTo(2);
+    }
+
+    @Test
+    void aForwardFromARouteThatOptedOutIsDecidedOnTheLimitedRouteItReaches() throws Exception {
+        assertThat(statuses("/optout/x", 4)).containsExactly(200, 200, 429, 429);
+        assertThat(upstream.hits("/limited/forwarded")).isEqualTo(2);
+    }
+
+    @Test
+    void anErrorPageThatAGatewayRouteTakesIsDecidedLikeAnyRequest() throws Exception {
+        responses("/boom", 4);
+        assertThat(upstream.hits()).as("error pages proxied").isEqualTo(2);
+    }
+
     private List<Integer> statuses(String path, int count) throws Exception {
+        return responses(path, count).stream().map(HttpResponse::statusCode).toList();
+    }
+
+    private List<HttpResponse<String>> responses(String path, int count) throws Exception {
         Http http = new Http(port);
-        List<Integer> statuses = new ArrayList<>();
+        List<HttpResponse<String>> responses = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            statuses.add(http.get(path, "key-" + i).statusCode());
+            responses.add(http.get(path, "key-" + i));
         }
-        return statuses;
+        return responses;
     }
 }

@@ -1,7 +1,5 @@
 package dev.ratelimiter.mvc;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +9,7 @@ import dev.ratelimiter.gateway.RateLimitHeaders;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RouteMetadata;
 import dev.ratelimiter.gateway.Refusal;
+import dev.ratelimiter.testsupport.LoopbackPorts;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,7 +86,7 @@ class MvcGatewayIntegrationTest {
         fixture.route(registry, 1, "held", "/held/**");
         String open = fixture.route(registry, 2, "open", "/open/**");
         registry.add(open + "metadata.ratelimit-enabled", () -> "false");
-        MvcRoutes.route(registry, 3, "broken", "/broken/**", MvcGatewayIntegrationTest::closedPort);
+        MvcRoutes.route(registry, 3, "broken", "/broken/**", () -> "http://127.0.0.1:" + LoopbackPorts.refusing());
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "100000");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "100000");
@@ -107,16 +106,6 @@ class MvcGatewayIntegrationTest {
         registry.add("ratelimit.rules.one-at-a-time.lease", () -> "60s");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[0]", () -> "held");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[1]", () -> "broken");
-    }
-
-    /** An upstream nobody listens on: the route fails to connect. */
-    private static Object closedPort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return "http://127.0.0.1:" + socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException(ex);
-        }
     }
 
     @BeforeEach

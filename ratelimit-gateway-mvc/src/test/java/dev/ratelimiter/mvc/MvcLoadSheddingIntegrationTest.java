@@ -1,7 +1,5 @@
 package dev.ratelimiter.mvc;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +15,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ratelimiter.testsupport.LoopbackPorts;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +44,7 @@ class MvcLoadSheddingIntegrationTest {
     @RegisterExtension
     static final MvcGatewayFixture fixture = new MvcGatewayFixture();
     static final StubUpstream upstream = fixture.upstream();
-    static final int DEAD_PORT = deadPort();
+    static final int DEAD_PORT = LoopbackPorts.refusing();
 
     @LocalServerPort
     int port;
@@ -165,15 +164,6 @@ class MvcLoadSheddingIntegrationTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (upstream.inFlight() < expected && System.nanoTime() < deadline) {
             Thread.sleep(10);
-        }
-    }
-
-    private static int deadPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException(ex);
         }
     }
 }

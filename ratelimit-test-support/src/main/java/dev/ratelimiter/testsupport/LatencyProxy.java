@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -48,6 +49,49 @@ public final class LatencyProxy implements AutoCloseable {
 
     public void delay(Duration delay) {
         this.delay = delay;
+    }
+
+    /**
+     * Moves the delay among {@code delaysMillis}, chosen by {@code random}, every 5 to 35 ms until the returned jitter
+     * is closed, which puts the delay back to none: a network whose latency wanders around a store timeout.
+     */
+    public Jitter jitter(Random random, long... delaysMillis) {
+        return new Jitter(random, delaysMillis);
+    }
+
+    /** A wandering delay, from {@link #jitter} until closed. */
+    public final class Jitter implements AutoCloseable {
+
+        private volatile boolean running = true;
+        private final Thread thread;
+
+        private Jitter(Random random, long[] delaysMillis) {
+            thread = new Thread(() -> {
+                while (running) {
+                    delay(Duration.ofMillis(delaysMillis[random.nextInt(delaysMillis.length)]));
+                    try {
+                        Thread.sleep(5 + random.nextInt(30));
+                    }
+                    catch (InterruptedException ex) {
+                        return;
+                    }
+                }
+            }, "latency-proxy-jitter");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            try {
+                thread.join(5_000);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            delay(Duration.ZERO);
+        }
     }
 
     private void acceptLoop() {

@@ -3,8 +3,12 @@ package dev.ratelimiter.testsupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -30,6 +34,8 @@ public final class LoopbackPorts {
     private static final int ATTEMPTS = 200;
     /** Ports handed out in this JVM. */
     private static final Set<Integer> handedOut = new HashSet<>();
+    /** Bound for the JVM's life so that nothing can listen on them: see {@link #refusing()}. */
+    private static final List<Socket> heldClosed = new ArrayList<>();
 
     private LoopbackPorts() {
     }
@@ -47,6 +53,24 @@ public final class LoopbackPorts {
             }
         }
         throw new IllegalStateException("the kernel offered only ports handed out before, " + ATTEMPTS + " times");
+    }
+
+    /**
+     * A port where every connection is refused for as long as this JVM runs: bound by a socket that never listens,
+     * so no other server (another test's, on a shared machine) can take it, as one did a port that was only probed
+     * free and answered a "connection refused" route with its own 503s.
+     */
+    public static synchronized int refusing() {
+        Socket socket = new Socket();
+        try {
+            socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        heldClosed.add(socket);
+        handedOut.add(socket.getLocalPort());
+        return socket.getLocalPort();
     }
 
     /** A port P such that both P and P + {@value #CLUSTER_BUS_OFFSET} are free and not handed out before. */

@@ -16,6 +16,7 @@ import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcLoadShedding;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
+import dev.ratelimiter.mvc.RefusedRequestExceptionResolver;
 import dev.ratelimiter.mvc.RouteMetadataLookup;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
 import dev.ratelimiter.mvc.ServletIdentityResolver;
@@ -91,6 +92,14 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnBean(MvcRateLimiter.class)
     RateLimitServletFilter rateLimitServletFilter() {
         return new RateLimitServletFilter();
+    }
+
+    /** Answers a refused request whose refusal reached Spring MVC as an exception (async work, a wrapping filter). */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(MvcRateLimiter.class)
+    RefusedRequestExceptionResolver rateLimitRefusedRequestExceptionResolver() {
+        return new RefusedRequestExceptionResolver();
     }
 
     /** Static: a post-processor is made before the other beans, and must not make this configuration early. */

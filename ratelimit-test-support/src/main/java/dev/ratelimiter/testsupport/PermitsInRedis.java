@@ -1,18 +1,16 @@
-package dev.ratelimiter.gateway;
+package dev.ratelimiter.testsupport;
 
 import java.util.Arrays;
 import java.util.List;
 
-import dev.ratelimiter.testsupport.RedisServer;
-
 /** Reads the concurrency permits a test's Redis holds: every sorted set under {@code rl:} but the heartbeats. */
-final class PermitsInRedis {
+public final class PermitsInRedis {
 
     private PermitsInRedis() {
     }
 
     /** Permits held in every concurrency bucket. */
-    static long count(RedisServer redis) {
+    public static long count(RedisServer redis) {
         long total = 0;
         for (String key : concurrencyBuckets(redis)) {
             total += Long.parseLong(redis.command("ZCARD", key).trim());
@@ -21,7 +19,7 @@ final class PermitsInRedis {
     }
 
     /** Every concurrency bucket with its permits and lease expiries, for an assertion's message. */
-    static String dump(RedisServer redis) {
+    public static String dump(RedisServer redis) {
         StringBuilder out = new StringBuilder();
         for (String key : concurrencyBuckets(redis)) {
             out.append(key).append(" -> ").append(redis.command("ZRANGE", key, "0", "-1", "WITHSCORES")
