@@ -11,12 +11,16 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Random;
 
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -50,7 +54,7 @@ class MvcOperatorSecurityIntegrationTest {
         registry.add("ratelimit.management.security.enabled", () -> "true");
         registry.add("ratelimit.management.security.admin.password", () -> ADMIN_PASSWORD);
         registry.add("ratelimit.management.security.viewer.password", () -> VIEWER_PASSWORD);
-        registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol");
+        registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol,env");
         registry.add("ratelimit.rules-api.enabled", () -> "true");
         fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.default-tier", () -> "free");
@@ -76,6 +80,10 @@ class MvcOperatorSecurityIntegrationTest {
                 .isEqualTo(200);
         assertThat(send("GET", "/actuator/ratelimit", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
                 .isEqualTo(200);
+        assertThat(send("GET", "/actuator", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
+                .as("the discovery page").isEqualTo(200);
+        assertThat(send("GET", "/actuator/env", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
+                .as("below the discovery page, not the viewer's").isEqualTo(403);
         String rule = "{\"capacity\":5,\"refillTokens\":5,\"refillPeriod\":\"1h\",\"match\":{\"routeIds\":[\"x\"]}}";
         assertThat(send("PUT", "/actuator/v1/rules/viewers-rule", rule, basic("ratelimit-viewer", VIEWER_PASSWORD))
                 .statusCode()).as("a read-only account cannot write").isEqualTo(403);
@@ -91,6 +99,62 @@ class MvcOperatorSecurityIntegrationTest {
         HttpResponse<String> routed = send("GET", "/api/anything", null, null);
         assertThat(routed.statusCode()).as("the gateway's route needs no operator").isEqualTo(200);
         assertThat(upstream.hits()).isEqualTo(1);
+    }
+
+    /**
+     * With {@code spring.mvc.servlet.path} the DispatcherServlet, and so the actuator and the rules API, are served
+     * below it ({@code /gw/actuator/env}); the filter places a request by the path its servlet serves it at, so those
+     * paths are guarded (and the admin's principal reaches the endpoints) whatever the servlet path, the context path
+     * or the management port, while the gateway's routes below the servlet path still need no operator.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({ "servlet path,        /gw,     false, /gw/api",
+            "context and servlet path, /ctx/gw, false, /ctx/gw/api",
+            "management port,          '',      true,  /gw/api" })
+    void belowAServletPathTheOperatorPathsStillAskForAnOperatorAndTheRoutesDoNot(String setting, String prefix,
+            boolean managementPort, String routes) throws Exception {
+        List<String> properties = new ArrayList<>(List.of("spring.mvc.servlet.path=/gw",
+                "ratelimit.management.security.enabled=true",
+                "ratelimit.management.security.admin.password=" + ADMIN_PASSWORD,
+                "management.endpoints.web.exposure.include=health,ratelimit,ratelimitcontrol,env,loggers",
+                "ratelimit.rules-api.enabled=true"));
+        if (prefix.startsWith("/ctx")) {
+            properties.add("server.servlet.context-path=/ctx");
+        }
+        if (managementPort) {
+            properties.addAll(List.of("management.server.port=0", "management.server.address=127.0.0.1"));
+        }
+        String rules = managementPort ? "/v1/rules" : "/actuator/v1/rules";
+        try (ConfigurableApplicationContext context = MvcGatewayApplications.start(fixture,
+                properties.toArray(String[]::new))) {
+            int operator = MvcGatewayApplications.port(context, managementPort);
+            String admin = "Authorization: " + basic("ratelimit-admin", ADMIN_PASSWORD);
+            for (String[] anonymous : new String[][] { { "GET", "/actuator/env" },
+                    { "POST", "/actuator/loggers/ROOT" }, { "POST", "/actuator/ratelimitcontrol" },
+                    { "GET", rules }, { "GET", "/actuator" } }) {
+                RawResponse answer = raw(operator, anonymous[0], prefix + anonymous[1], "{\"killSwitch\":true}");
+                assertThat(answer.status()).as(setting + ": " + anonymous[0] + " " + prefix + anonymous[1])
+                        .isEqualTo(401);
+                assertThat(answer.headers()).containsEntry("www-authenticate", "Basic realm=\"Realm\"");
+            }
+            assertThat(raw(operator, "GET", prefix + "/actuator/health", "").status()).as("public").isEqualTo(200);
+            assertThat(raw(operator, "GET", prefix + rules, "", admin).status()).isEqualTo(200);
+            assertThat(raw(operator, "POST", prefix + "/actuator/ratelimitcontrol", "{\"killSwitch\":true}", admin)
+                    .status()).as(setting + ": the admin throws the kill switch").isEqualTo(200);
+            assertThat(raw(operator, "POST", prefix + "/actuator/ratelimitcontrol", "{\"killSwitch\":false}", admin)
+                    .status()).isEqualTo(200);
+            RawResponse routed = raw(MvcGatewayApplications.port(context, false), "GET", routes + "/anything", "",
+                    "X-API-Key: key-a");
+            assertThat(routed.status()).as(setting + ": the gateway's route needs no operator: " + routed.body())
+                    .isEqualTo(200);
+            assertThat(upstream.hits()).isEqualTo(1);
+        }
+    }
+
+    private static RawResponse raw(int port, String method, String path, String body, String... headers)
+            throws Exception {
+        return RawResponse.send(port, method, path, "application/json", body.getBytes(StandardCharsets.UTF_8),
+                headers);
     }
 
     @Test
