@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Random;
 
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The operator endpoints and the rules API on the application's own port, authenticated by the limiter's servlet
@@ -149,6 +151,20 @@ class MvcOperatorSecurityIntegrationTest {
                     .isEqualTo(200);
             assertThat(upstream.hits()).isEqualTo(1);
         }
+    }
+
+    /**
+     * The actuator exposes endpoint ids in any case and with dashes; so many spellings of the operator endpoints,
+     * unauthenticated on every address without Spring Security, fail the start-up as the plain ids do, instead of
+     * serving an anonymous kill switch.
+     */
+    @Test
+    void operatorEndpointsExposedUnderAnotherSpellingWithoutAuthenticationFailTheStartUp() {
+        assertThatThrownBy(() -> MvcGatewayApplications.startWithoutSpringSecurity(fixture, "server.address=0.0.0.0",
+                "ratelimit.management.security.enabled=false",
+                "management.endpoints.web.exposure.include=health,rateLimit,rate-limit-control").close())
+                .rootCause().isInstanceOf(InvalidLimitException.class)
+                .hasMessageContaining("ratelimit.management.security.enabled=false");
     }
 
     private static RawResponse raw(int port, String method, String path, String body, String... headers)
