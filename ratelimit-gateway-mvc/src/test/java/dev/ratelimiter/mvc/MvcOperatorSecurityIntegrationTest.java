@@ -80,6 +80,8 @@ class MvcOperatorSecurityIntegrationTest {
 
         assertThat(send("GET", "/actuator/v1/rules", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
                 .isEqualTo(200);
+        assertThat(send("HEAD", "/actuator/v1/rules", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
+                .as("HEAD is a read").isEqualTo(200);
         assertThat(send("GET", "/actuator/ratelimit", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
                 .isEqualTo(200);
         assertThat(send("GET", "/actuator", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
