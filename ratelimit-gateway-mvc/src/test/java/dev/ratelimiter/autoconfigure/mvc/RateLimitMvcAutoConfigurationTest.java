@@ -18,6 +18,7 @@ import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -121,6 +122,16 @@ class RateLimitMvcAutoConfigurationTest {
                 .run(context -> assertThat(context).hasFailed());
         withoutSpringSecurity.withBean(MvcRateLimiter.class, () -> mine)
                 .withPropertyValues("ratelimit.rules-api.enabled=true", "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasFailed());
+    }
+
+    /** Lazy initialisation makes no bean nobody asks for; the refusal is made all the same. */
+    @Test
+    void underLazyInitialisationTheRefusalStillRuns() {
+        withoutSpringSecurity.withInitializer(context -> context.addBeanFactoryPostProcessor(
+                new LazyInitializationBeanFactoryPostProcessor()))
+                .withPropertyValues("management.endpoints.web.exposure.include=ratelimitcontrol",
+                        "ratelimit.management.security.enabled=false")
                 .run(context -> assertThat(context).hasFailed());
     }
 
