@@ -83,7 +83,7 @@ final class OperatorPaths {
      * The path within the servlet that serves the request (what the DispatcherServlet matches its handlers on), then
      * the whole path below the context path when that differs.
      */
-    static List<String> readings(HttpServletRequest request) {
+    private static List<String> readings(HttpServletRequest request) {
         String servletPath = request.getServletPath();
         String info = request.getPathInfo();
         if (info == null || servletPath.isEmpty()) {
