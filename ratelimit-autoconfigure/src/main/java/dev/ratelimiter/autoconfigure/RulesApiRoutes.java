@@ -25,9 +25,10 @@ final class RulesApiRoutes {
     static RouterFunction<ServerResponse> of(RulesApiMount mount, RulesApiHandler handler) {
         String path = mount.path();
         return RouterFunctions.route()
-                .GET(path, handler::list)
-                .GET(path + OPENAPI_PATH, handler::openApi)
-                .GET(path + "/{ruleId}", handler::get)
+                // HEAD answers as GET does (status, ETag, type, length), without the body
+                .GET(path, handler::list).HEAD(path, handler::list)
+                .GET(path + OPENAPI_PATH, handler::openApi).HEAD(path + OPENAPI_PATH, handler::openApi)
+                .GET(path + "/{ruleId}", handler::get).HEAD(path + "/{ruleId}", handler::get)
                 .PUT(path + "/{ruleId}", handler::put)
                 .DELETE(path + "/{ruleId}", handler::delete)
                 .route(RequestPredicates.path(path).or(RequestPredicates.path(path + "/**")), handler::elsewhere)

@@ -1,10 +1,13 @@
 package dev.ratelimiter.gateway;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -138,6 +141,26 @@ class RulesApiIntegrationTest {
         json(all).get("rules").forEach(rule -> ids.add(rule.get("id").asString()));
         assertThat(ids).contains("read-me", "configured-cap", "free.default");
         assertThat(one.getResponseHeaders().getCacheControl()).isEqualTo("no-store");
+    }
+
+    /**
+     * HEAD is a read (the viewer's) and answers as GET does, without the body: the same status, ETag, type and
+     * length, for the collection, a rule, a rule that is not there and the OpenAPI document.
+     */
+    @Test
+    void headAnswersAsGetDoesWithoutABody() throws IOException {
+        api.put(admin, "headed", bucket("nothing-routes-here", 4), IF_NONE_MATCH, "*");
+        String credentials = "Authorization: Basic " + Base64.getEncoder().encodeToString(
+                (VIEWER + ":" + VIEWER_PASSWORD).getBytes(StandardCharsets.UTF_8));
+        for (String path : List.of(api.path(), api.rule("headed"), api.rule("absent"), api.path() + "/_openapi.yaml")) {
+            RawResponse get = RawResponse.send(managementPort, "GET", path, null, new byte[0], credentials);
+            RawResponse head = RawResponse.send(managementPort, "HEAD", path, null, new byte[0], credentials);
+            assertThat(head.status()).as("HEAD " + path + ", GET answers " + get.status()).isEqualTo(get.status());
+            assertThat(head.body()).as("HEAD " + path).isEmpty();
+            for (String name : List.of("etag", "content-type", "content-length")) {
+                assertThat(head.headers().get(name)).as(name + " of HEAD " + path).isEqualTo(get.headers().get(name));
+            }
+        }
     }
 
     @Test
@@ -307,7 +330,7 @@ class RulesApiIntegrationTest {
                 .getResponseBody();
         try (var in = RulesApiIntegrationTest.class.getClassLoader()
                 .getResourceAsStream("META-INF/ratelimit/rules-api.openapi.yaml")) {
-            assertThat(served).isEqualTo(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            assertThat(served).isEqualTo(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
         assertThat(RulesApiClient.seen).hasSizeGreaterThan(10);
         assertThat(RulesApiClient.undocumented(served)).isEmpty();

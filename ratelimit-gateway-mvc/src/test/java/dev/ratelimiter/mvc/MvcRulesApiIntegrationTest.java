@@ -97,6 +97,35 @@ class MvcRulesApiIntegrationTest {
         assertThat(send("GET", "/v1/rules/two", null, null).statusCode()).isEqualTo(404);
     }
 
+    /**
+     * HEAD is a read and answers as GET does, without the body: the same status, ETag, type and length (the
+     * container's), for the collection, a rule, a rule that is not there and the OpenAPI document.
+     */
+    @Test
+    void headAnswersAsGetDoesWithoutABody() throws Exception {
+        String rule = "{\"capacity\":2,\"refillTokens\":2,\"refillPeriod\":\"1h\",\"match\":{\"routeIds\":[\"x\"]}}";
+        HttpResponse<String> created = send("PUT", "/v1/rules/headed", rule, "If-None-Match", "*");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        try {
+            for (String path : List.of("/v1/rules", "/v1/rules/headed", "/v1/rules/absent", "/v1/rules/_openapi.yaml")) {
+                RawResponse get = RawResponse.send(managementPort, "GET", path, null, new byte[0]);
+                RawResponse head = RawResponse.send(managementPort, "HEAD", path, null, new byte[0]);
+                assertThat(head.status()).as("HEAD " + path + ", GET answers " + get.status()).isEqualTo(get.status());
+                assertThat(head.body()).as("HEAD " + path).isEmpty();
+                assertThat(head.headers()).as("HEAD " + path).containsKeys("content-type", "content-length");
+                for (String name : List.of("etag", "content-type", "content-length")) {
+                    assertThat(head.headers().get(name)).as(name + " of HEAD " + path)
+                            .isEqualTo(get.headers().get(name));
+                }
+            }
+        }
+        finally {
+            send("DELETE", "/v1/rules/headed", null, "If-Match", "*");
+        }
+        assertThat(RawResponse.send(managementPort, "HEAD", "/v1/rules", null, new byte[0]).headers())
+                .containsKey("etag");
+    }
+
     @Test
     void badWritesAreTheSameProblemsAsOnWebFlux() throws Exception {
         HttpResponse<String> noPrecondition = send("PUT", "/v1/rules/x", "{\"capacity\":1}", null);

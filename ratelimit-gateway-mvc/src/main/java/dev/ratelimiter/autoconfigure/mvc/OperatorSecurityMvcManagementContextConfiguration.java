@@ -32,9 +32,9 @@ public class OperatorSecurityMvcManagementContextConfiguration {
     @Bean
     FilterRegistrationBean<OperatorServletFilter> rateLimitOperatorSecurityFilter(OperatorAccounts accounts,
             PathMappedEndpoints endpoints, OperatorSecurityProperties properties, Environment environment) {
-        OperatorServletFilter filter = new OperatorServletFilter(accounts, endpoints, properties.getPublicEndpoints(),
-                properties.getViewerEndpoints(), OperatorEndpointExposure.of(environment).separatePort(),
-                RulesApiOperations.mountPath(environment));
+        OperatorServletFilter filter = new OperatorServletFilter(accounts, new OperatorPaths(endpoints,
+                properties.getPublicEndpoints(), properties.getViewerEndpoints(),
+                OperatorEndpointExposure.of(environment).separatePort(), RulesApiOperations.mountPath(environment)));
         FilterRegistrationBean<OperatorServletFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setOrder(ORDER);
         registration.setName("rateLimitOperatorSecurityFilter");

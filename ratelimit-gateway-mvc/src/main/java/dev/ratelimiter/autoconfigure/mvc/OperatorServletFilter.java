@@ -6,9 +6,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.security.Principal;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 
 import dev.ratelimiter.autoconfigure.OperatorAccounts;
 import dev.ratelimiter.autoconfigure.OperatorPrincipal;
@@ -18,8 +16,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.EndpointId;
-import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -37,50 +33,23 @@ final class OperatorServletFilter extends OncePerRequestFilter {
 
     private final OperatorAccounts accounts;
 
-    private final boolean wholePort;
+    private final OperatorPaths paths;
 
-    private final List<String> guarded;
-
-    private final List<String> publicPaths;
-
-    private final List<String> viewerPaths;
-
-    /**
-     * @param wholePort whether the filter guards a port that serves only the endpoints (every request) or the
-     * application's (only the endpoints', the discovery page's and the rules API's paths)
-     * @param rulesApi the rules API's collection path, or null when it is not served
-     */
-    OperatorServletFilter(OperatorAccounts accounts, PathMappedEndpoints endpoints, List<String> publicEndpoints,
-            List<String> viewerEndpoints, boolean wholePort, @Nullable String rulesApi) {
+    OperatorServletFilter(OperatorAccounts accounts, OperatorPaths paths) {
         this.accounts = accounts;
-        this.wholePort = wholePort;
-        this.publicPaths = paths(endpoints, publicEndpoints);
-        List<String> viewer = new ArrayList<>(paths(endpoints, viewerEndpoints));
-        List<String> all = new ArrayList<>(endpoints.getAllPaths());
-        String base = endpoints.getBasePath();
-        if (!base.isEmpty() && !base.equals("/")) {
-            all.add(base);
-            viewer.add(base);
-        }
-        if (rulesApi != null) {
-            all.add(rulesApi);
-            viewer.add(rulesApi);
-        }
-        this.viewerPaths = List.copyOf(viewer);
-        this.guarded = List.copyOf(all);
+        this.paths = paths;
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !wholePort && !under(path(request), guarded);
+        return !paths.guards(request);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String path = path(request);
         boolean read = request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
-        if (read && under(path, publicPaths)) {
+        if (read && paths.isPublic(request)) {
             chain.doFilter(request, response);
             return;
         }
@@ -90,7 +59,7 @@ final class OperatorServletFilter extends OncePerRequestFilter {
             response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
             return;
         }
-        boolean allowed = caller.role() == OperatorAccounts.Role.ADMIN || (read && under(path, viewerPaths));
+        boolean allowed = caller.role() == OperatorAccounts.Role.ADMIN || (read && paths.isForViewer(request));
         if (!allowed) {
             response.setStatus(HttpServletResponse.SC_FORBIDDEN);
             return;
@@ -119,32 +88,6 @@ final class OperatorServletFilter extends OncePerRequestFilter {
         String username = decoded.substring(0, colon);
         OperatorAccounts.Role role = accounts.verify(username, decoded.substring(colon + 1));
         return role != null ? new OperatorPrincipal(username, role) : null;
-    }
-
-    /** The path as the servlet container decoded and normalised it (path parameters and dot segments gone). */
-    private static String path(HttpServletRequest request) {
-        String info = request.getPathInfo();
-        return request.getServletPath() + (info != null ? info : "");
-    }
-
-    private static boolean under(String path, List<String> prefixes) {
-        for (String prefix : prefixes) {
-            if (path.equals(prefix) || path.equals(prefix + "/") || path.startsWith(prefix + "/")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static List<String> paths(PathMappedEndpoints endpoints, List<String> ids) {
-        List<String> paths = new ArrayList<>();
-        for (String id : ids) {
-            String path = endpoints.getPath(EndpointId.of(id.trim()));
-            if (path != null) {
-                paths.add(path);
-            }
-        }
-        return List.copyOf(paths);
     }
 
     /** The request as the account's: its principal and role for the endpoints' and the rules API's own checks. */

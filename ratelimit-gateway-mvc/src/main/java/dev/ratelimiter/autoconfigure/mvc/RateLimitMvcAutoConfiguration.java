@@ -32,8 +32,6 @@ import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
 
 /**
  * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
@@ -60,9 +58,7 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
-            ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver,
-            Environment environment, ResourceLoader resources) {
-        UnauthenticatedOperatorEndpoints.refuse(environment, resources.getClassLoader());
+            ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver) {
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.security.Principal;
 
 import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -11,8 +12,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The rules API ({@link RulesApiOperations}) as WebMvc.fn routes: the same paths, answers and problems as the WebFlux
- * flavour's. Each operation runs on the servlet thread; a write waits there for the store and for the change to be in
- * force, as the actuator's own write operations do.
+ * flavour's, HEAD included. Each operation runs on the servlet thread; a write waits there for the store and for the
+ * change to be in force, as the actuator's own write operations do.
  */
 final class RulesApiServletRoutes {
 
@@ -21,12 +22,16 @@ final class RulesApiServletRoutes {
 
     static RouterFunction<ServerResponse> of(RulesApiOperations api) {
         String path = api.path();
+        HandlerFunction<ServerResponse> list = request -> write(api.list(caller(request), instance(request)));
+        HandlerFunction<ServerResponse> openApi = request -> write(api.openApi(caller(request), instance(request)));
+        HandlerFunction<ServerResponse> get = request -> write(api.get(caller(request),
+                request.pathVariable("ruleId"), instance(request)));
+        // HEAD answers as GET does (status, ETag, type); the container drops the body and sets its length
         return RouterFunctions.route()
-                .GET(path, request -> write(api.list(caller(request), instance(request))))
-                .GET(path + RulesApiOperations.openApiPath(),
-                        request -> write(api.openApi(caller(request), instance(request))))
-                .GET(path + "/{ruleId}", request -> write(api.get(caller(request), request.pathVariable("ruleId"),
-                        instance(request))))
+                .GET(path, list).HEAD(path, list)
+                .GET(path + RulesApiOperations.openApiPath(), openApi)
+                .HEAD(path + RulesApiOperations.openApiPath(), openApi)
+                .GET(path + "/{ruleId}", get).HEAD(path + "/{ruleId}", get)
                 .PUT(path + "/{ruleId}", request -> write(api.put(caller(request), request.pathVariable("ruleId"),
                         request.headers().asHttpHeaders(), () -> body(request), instance(request))))
                 .DELETE(path + "/{ruleId}", request -> write(api.delete(caller(request),

@@ -1,14 +1,17 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
 import java.util.List;
-import java.util.Set;
 
 import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
 import dev.ratelimiter.autoconfigure.RulesApiOperations;
 import dev.ratelimiter.core.InvalidLimitException;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.IncludeExcludeEndpointFilter;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -17,27 +20,45 @@ import org.springframework.util.ClassUtils;
  * ({@link OperatorServletFilter}), as on WebFlux. Only when that filter is switched off
  * ({@code ratelimit.management.security.enabled=false}) on an address more than this host can reach, and the
  * application has no Spring Security of its own that could protect them, anyone reaching the port could write rules
- * and throw the kill switch; that configuration fails the start-up instead, with the ways out.
+ * and throw the kill switch; that configuration fails the start-up instead, with the ways out. A bean of its own
+ * ({@link RateLimitMvcOperatorExposureAutoConfiguration}), so that replacing any other of the limiter's beans cannot
+ * take the refusal with it; checked once the singletons are made, before the server takes a request, and never made
+ * lazily (a {@link SmartInitializingSingleton} escapes {@code spring.main.lazy-initialization}).
  */
-final class UnauthenticatedOperatorEndpoints {
+final class UnauthenticatedOperatorEndpoints implements SmartInitializingSingleton {
 
-    private static final Set<String> OPERATOR_ENDPOINTS = Set.of("ratelimit", "ratelimitcontrol");
+    private static final List<EndpointId> OPERATOR_ENDPOINTS = List.of(EndpointId.of("ratelimit"),
+            EndpointId.of("ratelimitcontrol"));
 
     static final String SERVLET_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
-    private UnauthenticatedOperatorEndpoints() {
+    private final Environment environment;
+
+    private final @Nullable ClassLoader classLoader;
+
+    UnauthenticatedOperatorEndpoints(Environment environment, @Nullable ClassLoader classLoader) {
+        this.environment = environment;
+        this.classLoader = classLoader;
     }
 
-    static void refuse(Environment environment, @Nullable ClassLoader classLoader) {
+    @Override
+    public void afterSingletonsInstantiated() {
+        try {
+            refuse(environment, classLoader);
+        }
+        catch (InvalidLimitException ex) {
+            // as a refusal in a bean's factory method reads: the setting's message is the root cause
+            throw new BeanInitializationException("The operator endpoints would be unauthenticated", ex);
+        }
+    }
+
+    private static void refuse(Environment environment, @Nullable ClassLoader classLoader) {
         OperatorEndpointExposure exposure = OperatorEndpointExposure.of(environment);
         if (exposure.secured() || !switchedOffBeyondLoopback(environment, exposure)
                 || ClassUtils.isPresent(SERVLET_SECURITY, classLoader)) {
             return;
         }
-        List<String> exposed = Binder.get(environment)
-                .bind("management.endpoints.web.exposure.include", Bindable.listOf(String.class)).orElse(List.of());
-        boolean operatorEndpointsExposed = exposed.stream().map(String::trim)
-                .anyMatch(id -> id.equals("*") || OPERATOR_ENDPOINTS.contains(id));
+        boolean operatorEndpointsExposed = exposedOnTheWeb(environment);
         if (!operatorEndpointsExposed && RulesApiOperations.served(environment)) {
             throw new InvalidLimitException("ratelimit.rules-api.enabled", "The rate limiter's rules API, which can "
                     + "change every limit, is served on " + exposure.describe() + " with "
@@ -56,6 +77,17 @@ final class UnauthenticatedOperatorEndpoints {
                     + "bind them to loopback (management.server.address=127.0.0.1 with a management.server.port), "
                     + "or protect them with your own Spring Security configuration.");
         }
+    }
+
+    /**
+     * Whether either operator endpoint is exposed on the web as the actuator itself decides it, with its own filter:
+     * ids in any case and with dashes ({@code rate-limit-control}), {@code *}, the exclusions and the defaults.
+     */
+    private static boolean exposedOnTheWeb(Environment environment) {
+        IncludeExcludeEndpointFilter<ExposableWebEndpoint> exposure = new IncludeExcludeEndpointFilter<>(
+                ExposableWebEndpoint.class, environment, "management.endpoints.web.exposure",
+                EndpointExposure.WEB.getDefaultIncludes());
+        return OPERATOR_ENDPOINTS.stream().anyMatch(exposure::match);
     }
 
     /** Switched off explicitly on an address that is not loopback for certain (WebFlux's own rule would secure it). */

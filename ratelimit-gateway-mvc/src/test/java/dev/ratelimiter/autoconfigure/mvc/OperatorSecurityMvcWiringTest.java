@@ -1,14 +1,21 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
+import java.util.Collection;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.OperatorAccounts;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,6 +58,69 @@ class OperatorSecurityMvcWiringTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("at least 12 characters");
         });
+    }
+
+    /**
+     * A request is placed by the path its servlet serves it at (the DispatcherServlet's, below any servlet path) and
+     * by its whole path; where the two readings differ, the stricter one wins, so a path is public only when every
+     * reading that is an operator path is public.
+     */
+    @Test
+    void aRequestIsPlacedByThePathItsServletServesAndTheStricterReadingWins() {
+        OperatorPaths paths = new OperatorPaths(new PathMappedEndpoints("/actuator", () -> List.of(
+                new Endpoint("health"), new Endpoint("env"), new Endpoint("ratelimit"))), List.of("health"),
+                List.of("ratelimit"), false, "/actuator/v1/rules");
+        assertThat(paths.guards(request("/gw", "/actuator/env"))).isTrue();
+        assertThat(paths.isPublic(request("/gw", "/actuator/env"))).isFalse();
+        assertThat(paths.isForViewer(request("/gw", "/actuator/v1/rules/x"))).isTrue();
+        assertThat(paths.isPublic(request("/gw", "/actuator/health"))).isTrue();
+        assertThat(paths.guards(request("/gw", "/api/actuator/env"))).as("a gateway route").isFalse();
+        assertThat(paths.guards(request("/actuator/env", null))).as("the default servlet").isTrue();
+        assertThat(paths.isPublic(request("/actuator/health/liveness", null))).isTrue();
+        // a servlet mapped at /actuator/health/*: public by its whole path, env by the path it serves
+        assertThat(paths.isPublic(request("/actuator/health", "/actuator/env"))).isFalse();
+        assertThat(paths.isForViewer(request("/actuator/ratelimit", "/actuator/health/x"))).isFalse();
+        // the discovery page is the viewer's, not what lies below it
+        assertThat(paths.isForViewer(request("/gw", "/actuator"))).isTrue();
+        assertThat(paths.isForViewer(request("/actuator/env", null))).isFalse();
+        // on a port of their own every path is guarded, and a path no endpoint claims is the admin's
+        OperatorPaths wholePort = new OperatorPaths(new PathMappedEndpoints("/actuator", List::of), List.of("health"),
+                List.of("ratelimit"), true, null);
+        assertThat(wholePort.guards(request("/gw", "/anything"))).isTrue();
+        assertThat(wholePort.isPublic(request("/gw", "/anything"))).isFalse();
+        assertThat(wholePort.isForViewer(request("/anything", null))).isFalse();
+    }
+
+    private static MockHttpServletRequest request(String servletPath, @Nullable String pathInfo) {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", servletPath + (pathInfo != null ? pathInfo
+                : ""));
+        request.setServletPath(servletPath);
+        request.setPathInfo(pathInfo);
+        return request;
+    }
+
+    /** An exposed endpoint at its id. */
+    private record Endpoint(String id) implements ExposableWebEndpoint {
+
+        @Override
+        public EndpointId getEndpointId() {
+            return EndpointId.of(id);
+        }
+
+        @Override
+        public Access getDefaultAccess() {
+            return Access.UNRESTRICTED;
+        }
+
+        @Override
+        public Collection<WebOperation> getOperations() {
+            return List.of();
+        }
+
+        @Override
+        public String getRootPath() {
+            return id;
+        }
     }
 
     @Test

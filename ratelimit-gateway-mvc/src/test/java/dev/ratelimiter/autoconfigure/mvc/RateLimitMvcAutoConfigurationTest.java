@@ -18,6 +18,7 @@ import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -31,7 +32,7 @@ class RateLimitMvcAutoConfigurationTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-                    RateLimitMvcAutoConfiguration.class))
+                    RateLimitMvcAutoConfiguration.class, RateLimitMvcOperatorExposureAutoConfiguration.class))
             .withPropertyValues("ratelimit.store.type=memory");
 
     @Test
@@ -88,6 +89,50 @@ class RateLimitMvcAutoConfigurationTest {
                 });
         withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=*",
                 "ratelimit.management.security.enabled=false").run(context -> assertThat(context).hasFailed());
+    }
+
+    /**
+     * The actuator matches exposed ids ignoring case and dashes, so the refusal does too: any spelling that exposes
+     * the kill switch fails the start-up, and one that the exclusions take back does not.
+     */
+    @Test
+    void operatorEndpointsExposedUnderAnySpellingTheActuatorAcceptsFailTheStartUp() {
+        for (String include : List.of("health,rateLimit,rate-limit-control", "rate-limit",
+                "rateLimitControl", "health, rate-limit-control ", "health,*")) {
+            withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=" + include,
+                    "ratelimit.management.security.enabled=false").run(context -> {
+                        assertThat(context).as(include).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                                .hasMessageContaining("ratelimit.management.security.enabled=false");
+                    });
+        }
+        withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=*",
+                "management.endpoints.web.exposure.exclude=rate-limit,rateLimitControl",
+                "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
+    }
+
+    /** The refusal is its own bean: an application that brings its own limiter keeps it. */
+    @Test
+    void anApplicationsOwnLimiterDoesNotTakeTheRefusalAway() {
+        MvcRateLimiter mine = mine();
+        withoutSpringSecurity.withBean(MvcRateLimiter.class, () -> mine)
+                .withPropertyValues("management.endpoints.web.exposure.include=ratelimitcontrol",
+                        "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasFailed());
+        withoutSpringSecurity.withBean(MvcRateLimiter.class, () -> mine)
+                .withPropertyValues("ratelimit.rules-api.enabled=true", "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasFailed());
+    }
+
+    /** Lazy initialisation makes no bean nobody asks for; the refusal is made all the same. */
+    @Test
+    void underLazyInitialisationTheRefusalStillRuns() {
+        withoutSpringSecurity.withInitializer(context -> context.addBeanFactoryPostProcessor(
+                new LazyInitializationBeanFactoryPostProcessor()))
+                .withPropertyValues("management.endpoints.web.exposure.include=ratelimitcontrol",
+                        "ratelimit.management.security.enabled=false")
+                .run(context -> assertThat(context).hasFailed());
     }
 
     @Test
