@@ -89,20 +89,25 @@ final class RulesApiHandler {
      * write): a connection whose request was not read to its end is not read again, and the client's next request on
      * it would wait for an answer that never comes. At most {@link RuleDocumentReader#MAX_BYTES} are read, so a
      * refused client cannot make us take in an endless body: past that, reading stops and the answer closes the
-     * connection.
+     * connection. A body the rule document was read from
+     * is whole only if that reading reached its end (a document too large stopped at the bound).
      */
     private static Mono<Boolean> drained(ServerRequest request) {
+        Boolean read = RuleDocumentReader.readToEnd(request);
+        if (read != null) {
+            return Mono.just(read);
+        }
         return request.bodyToFlux(DataBuffer.class)
-                .scan(0L, (read, buffer) -> {
-                    long total = read + buffer.readableByteCount();
+                .scan(0L, (total, buffer) -> {
+                    long now = total + buffer.readableByteCount();
                     DataBufferUtils.release(buffer);
-                    return total;
+                    return now;
                 })
-                .takeUntil(read -> read > RuleDocumentReader.MAX_BYTES)
+                .takeUntil(total -> total > RuleDocumentReader.MAX_BYTES)
                 .last(0L)
-                .map(read -> read <= RuleDocumentReader.MAX_BYTES)
-                // already read (the rule document): nothing left
-                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(true));
+                .map(total -> total <= RuleDocumentReader.MAX_BYTES)
+                // read by someone else, to an end unknown: the connection is not trusted with another request
+                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(false));
     }
 
     private static String instance(ServerRequest request) {
