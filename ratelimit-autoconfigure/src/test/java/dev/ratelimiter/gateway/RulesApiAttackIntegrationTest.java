@@ -269,6 +269,26 @@ class RulesApiAttackIntegrationTest {
         assertThat(viewer.stoppedReading()).as(viewer.toString()).isTrue();
     }
 
+    /**
+     * A write refused before its body is read (no precondition: 428) whose body comes slowly, or not at all: the
+     * refusal does not wait for it past a bound, and says the connection closes. Before, it waited for ever.
+     */
+    @Test
+    void aWriteRefusedBeforeItsBodyIsAnsweredThoughTheBodyNeverComes() throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
+            // generous: the drain gives up after a few seconds
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(bytes("PUT /v1/rules/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + ADMIN + "\r\nContent-Length: 100000\r\n\r\n{\"capacity\""));
+            out.flush();
+            RawResponse refused = RawResponse.read(socket, false);
+            assertThat(refused.status()).as(refused.body()).isEqualTo(428);
+            assertThat(refused.closes()).isTrue();
+        }
+    }
+
     /** Far past the bound a refused body is read to. */
     static final long SENT_AT_MOST = 48L * 1024 * 1024;
     /** Well above what loopback socket buffers take in while nobody reads. */
