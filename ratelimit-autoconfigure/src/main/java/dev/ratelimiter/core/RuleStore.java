@@ -34,8 +34,9 @@ public interface RuleStore {
     Flux<Long> changes();
 
     /**
-     * A write that failed before anything was sent to the store (no connection): nothing changed. Any other failure of
-     * a write, a timeout above all, leaves its outcome unknown: it may have been sent, and be applied later.
+     * A write that failed before anything was sent to the store (no connection had ever opened): nothing changed. Any
+     * other failure of a write, a timeout above all, leaves its outcome unknown: it may have been sent, or be held by
+     * the client to send on reconnecting, and be applied later.
      */
     final class NotSentException extends RuntimeException {
 

@@ -166,6 +166,36 @@ class RuleStoreFaultsIntegrationTest {
                 .bodyValue(Map.of("killSwitch", false)).exchange().expectStatus().isOk();
     }
 
+    /**
+     * Redis gone (killed) once the connection was open: Lettuce keeps a command written meanwhile to send when it
+     * reconnects, so this too is a write whose outcome is unknown, never "nothing changed".
+     */
+    @Test
+    void aSwitchWriteWhileRedisIsDownIsAnsweredAsMaybeApplied() {
+        redis.server().kill();
+        EntityExchangeResult<String> unanswered;
+        try {
+            unanswered = client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("killSwitch", true)).exchange().expectBody(String.class).returnResult();
+        }
+        finally {
+            redis.server().restart();
+        }
+        // whatever Lettuce still held goes first on the reconnected connection: the switch written off after it
+        // stays off for the other tests
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int off;
+        do {
+            off = client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("killSwitch", false)).exchange().expectBody(String.class).returnResult()
+                    .getStatus().value();
+        } while (off != 200 && System.nanoTime() < deadline);
+        assertThat(unanswered.getStatus().value()).as(unanswered.getResponseBody()).isEqualTo(503);
+        assertThat(unanswered.getResponseBody()).contains("\"error\":\"rule_store_outcome_unknown\"")
+                .doesNotContain("nothing changed");
+        assertThat(off).as("the switch written off once Redis is back").isEqualTo(200);
+    }
+
     @Test
     void limitsTooLargeToStoreAreRefusedNamingTheSettingAndNothingIsWritten() {
         put("huge", rule("capacity", Long.MAX_VALUE, "refillTokens", 1, "refillPeriod", "1s"))
