@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -29,6 +30,9 @@ final class RuleDocumentReader {
 
     /** The largest document read: a rule with a thousand hashed API keys fits several times over. */
     static final int MAX_BYTES = 256 * 1024;
+
+    /** Request attribute: whether {@link #body} read the body to its end ({@link #readToEnd}). */
+    private static final String READ_TO_END = RuleDocumentReader.class.getName() + ".readToEnd";
 
     private static final JsonMapper json = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -77,10 +81,23 @@ final class RuleDocumentReader {
                 "A rule document is at most " + MAX_BYTES + " bytes.");
     }
 
+    /**
+     * Whether {@link #body} read the request's body to its end: true once it has, false when it stopped at
+     * {@link #MAX_BYTES} (the rest is still coming), null when it has not read it. A body is read once: whoever answers
+     * afterwards learns here whether the connection can take another request.
+     */
+    static @Nullable Boolean readToEnd(ServerRequest request) {
+        return (Boolean) request.attributes().get(READ_TO_END);
+    }
+
     /** A reactive request's whole body, at most {@link #MAX_BYTES}; empty when it has none. */
     static Mono<byte[]> body(ServerRequest request) {
         return DataBufferUtils.join(request.bodyToFlux(DataBuffer.class), MAX_BYTES)
-                .onErrorMap(DataBufferLimitException.class, tooLarge -> tooLarge())
+                .doOnSuccess(whole -> request.attributes().put(READ_TO_END, true))
+                .onErrorMap(DataBufferLimitException.class, tooLarge -> {
+                    request.attributes().put(READ_TO_END, false);
+                    return tooLarge();
+                })
                 .map(buffer -> {
                     try {
                         byte[] bytes = new byte[buffer.readableByteCount()];

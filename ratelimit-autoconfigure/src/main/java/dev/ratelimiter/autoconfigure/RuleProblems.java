@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.ratelimiter.core.RuleAdmin;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -45,6 +46,7 @@ final class RuleProblems {
             case "malformed_document" -> "Malformed rule document";
             case "precondition_failed" -> "The rules changed since they were read";
             case "precondition_required" -> "If-Match or If-None-Match required";
+            case RuleAdmin.OUTCOME_UNKNOWN -> "The change may or may not have been applied";
             default -> status.getReasonPhrase();
         };
     }

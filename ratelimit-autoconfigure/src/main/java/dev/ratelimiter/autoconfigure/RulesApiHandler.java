@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.security.Principal;
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -18,6 +19,13 @@ import reactor.core.scheduler.Schedulers;
  * force).
  */
 final class RulesApiHandler {
+
+    /**
+     * How long the unneeded body of a refused request is read before the answer: long enough for any honest client to
+     * send the {@link RuleDocumentReader#MAX_BYTES} read at most, short enough that a client sending slowly (or not
+     * at all) does not hold its refusal, and the connection, for ever.
+     */
+    static final Duration DRAIN_WAIT = Duration.ofSeconds(3);
 
     private final RulesApiOperations operations;
 
@@ -87,22 +95,28 @@ final class RulesApiHandler {
     /**
      * Whether the request's body is read to its end before the answer, when the answer did not need it (a refused
      * write): a connection whose request was not read to its end is not read again, and the client's next request on
-     * it would wait for an answer that never comes. At most {@link RuleDocumentReader#MAX_BYTES} are read, so a
-     * refused client cannot make us take in an endless body: past that, reading stops and the answer closes the
-     * connection.
+     * it would wait for an answer that never comes. At most {@link RuleDocumentReader#MAX_BYTES} are read, for at
+     * most {@link #DRAIN_WAIT}, so a refused client can make us neither take in an endless body nor wait for a slow
+     * one: past either, reading stops and the answer closes the connection. A body the rule document was read from
+     * is whole only if that reading reached its end (a document too large stopped at the bound).
      */
     private static Mono<Boolean> drained(ServerRequest request) {
+        Boolean read = RuleDocumentReader.readToEnd(request);
+        if (read != null) {
+            return Mono.just(read);
+        }
         return request.bodyToFlux(DataBuffer.class)
-                .scan(0L, (read, buffer) -> {
-                    long total = read + buffer.readableByteCount();
+                .scan(0L, (total, buffer) -> {
+                    long now = total + buffer.readableByteCount();
                     DataBufferUtils.release(buffer);
-                    return total;
+                    return now;
                 })
-                .takeUntil(read -> read > RuleDocumentReader.MAX_BYTES)
+                .takeUntil(total -> total > RuleDocumentReader.MAX_BYTES)
                 .last(0L)
-                .map(read -> read <= RuleDocumentReader.MAX_BYTES)
-                // already read (the rule document): nothing left
-                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(true));
+                .map(total -> total <= RuleDocumentReader.MAX_BYTES)
+                .timeout(DRAIN_WAIT, Mono.just(false))
+                // read by someone else, to an end unknown: the connection is not trusted with another request
+                .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(false));
     }
 
     private static String instance(ServerRequest request) {

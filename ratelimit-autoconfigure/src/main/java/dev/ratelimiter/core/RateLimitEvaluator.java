@@ -2,6 +2,7 @@ package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -122,6 +123,10 @@ public final class RateLimitEvaluator {
      * failure mode, as when the store cannot answer, but nothing counted — an enforced {@link FailureMode#CLOSED}
      * rule refuses it with 503, every other rule lets it through. Adapters that wait for decisions on their own
      * threads use it as their backstop, so that a stuck decision keeps the promise of a fail-closed rule.
+     *
+     * <p>Never throws: it is what a failed decision falls back on, so a failure here would be the 5xx it exists to
+     * prevent. Where the rules that apply cannot be worked out (the failure that broke the decision may be right
+     * there), every enforced fail-closed rule of the set is taken to apply.
      */
     public Verdict undecided(RuleSet ruleSet, RequestAttributes request) {
         if (ruleSet.killSwitch()) {
@@ -131,13 +136,42 @@ public final class RateLimitEvaluator {
             return Verdict.unlimited(Verdict.Reason.NO_RULE);
         }
         List<RuleOutcome> refused = new ArrayList<>();
-        for (Rule rule : ruleSet.applicableTo(request)) {
+        for (Rule rule : applicableOrAll(ruleSet, request)) {
             if (rule.failureMode() == FailureMode.CLOSED && rule.mode() != Mode.SHADOW) {
-                Check check = new Check(rule, bucketOf(clientIds, rule, request), 1, false);
-                refused.add(new RuleOutcome(check, false, 0, WithoutStore.SHORTEST_RETRY_AFTER, Duration.ZERO));
+                refused.add(new RuleOutcome(uncounted(rule, request), false, 0, WithoutStore.SHORTEST_RETRY_AFTER,
+                        Duration.ZERO));
             }
         }
         return refused.isEmpty() ? Verdict.unlimited(Verdict.Reason.NO_RULE) : Verdict.unavailable(refused);
+    }
+
+    private static Collection<Rule> applicableOrAll(RuleSet ruleSet, RequestAttributes request) {
+        try {
+            return ruleSet.applicableTo(request);
+        }
+        catch (RuntimeException ex) {
+            logger.error("Could not work out the rules that apply to an undecided request; taking every rule to apply",
+                    ex);
+            return ruleSet.rules().values();
+        }
+    }
+
+    /**
+     * The check of a fail-closed rule that no store is asked: a concurrency rule's carries a permit set of its own,
+     * which nothing is granted into (a check of one must name one). A bucket whose name cannot be made is named by
+     * the rule alone: nothing is counted in it.
+     */
+    private Check uncounted(Rule rule, RequestAttributes request) {
+        RequestPermits none = rule.limit() instanceof ConcurrencyLimit ? new RequestPermits() : null;
+        BucketKey bucket;
+        try {
+            bucket = bucketOf(clientIds, rule, request);
+        }
+        catch (RuntimeException ex) {
+            logger.error("Could not name the bucket of rule '{}' for an undecided request", rule.id(), ex);
+            bucket = new BucketKey("", rule.id() + "@" + rule.limit().shape());
+        }
+        return new Check(rule, bucket, 1, false, none);
     }
 
     /**

@@ -27,6 +27,12 @@ public final class RuleAdmin {
     /** The operator of calls made in-process (tests, code of the application), not through an endpoint. */
     public static final String IN_PROCESS = "(in-process)";
 
+    /**
+     * The error of a write whose outcome is unknown: sent, but not answered in time ({@link Outcome#UNAVAILABLE}, as
+     * the store did not answer; unlike {@code rule_store_unavailable}, something may have changed).
+     */
+    public static final String OUTCOME_UNKNOWN = "rule_store_outcome_unknown";
+
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
     private static final int WRITE_ATTEMPTS = 3;
 
@@ -163,7 +169,7 @@ public final class RuleAdmin {
             body.put("version", store.putControl(name, String.valueOf(value)).block(STORE_TIMEOUT));
         }
         catch (RuntimeException ex) {
-            return unavailable(ex);
+            return notWritten(ex);
         }
         sync.refreshAndWait();
         RuleSet inForce = sync.rulesInForce();
@@ -220,7 +226,7 @@ public final class RuleAdmin {
                 continue;
             }
             catch (RuntimeException ex) {
-                return unavailable(ex);
+                return notWritten(ex);
             }
             sync.refreshAndWait();
             RuleSync.Status status = sync.status();
@@ -263,6 +269,22 @@ public final class RuleAdmin {
             }
             return "(unknown)";
         }
+    }
+
+    /**
+     * A write that did not answer. Only a failure before the write was sent means nothing changed; a timeout (Redis
+     * paused, slow, or the connection lost meanwhile) may come after the store took it, or the command may still be
+     * on its way and be applied when the store answers again. Telling the operator "nothing changed" then would be
+     * wrong exactly when it matters: a kill switch said to have failed would come on later, unannounced.
+     */
+    private static RuleChange notWritten(RuntimeException ex) {
+        if (ex instanceof RuleStore.NotSentException) {
+            return unavailable(ex);
+        }
+        return RuleChange.refused(Outcome.UNAVAILABLE, OUTCOME_UNKNOWN, null,
+                "The rule store did not answer the write (" + ex.getMessage() + "): the change may or may not have "
+                + "been applied, now or when the store answers again. Read the current rules and switches before "
+                + "retrying.");
     }
 
     private static RuleChange unavailable(RuntimeException ex) {

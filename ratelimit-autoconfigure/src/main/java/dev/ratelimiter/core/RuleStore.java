@@ -33,6 +33,18 @@ public interface RuleStore {
     /** Versions announced by writers, on any instance. May complete or fail when the store goes away. */
     Flux<Long> changes();
 
+    /**
+     * A write that failed before anything was sent to the store (no connection had ever opened): nothing changed. Any
+     * other failure of a write, a timeout above all, leaves its outcome unknown: it may have been sent, or be held by
+     * the client to send on reconnecting, and be applied later.
+     */
+    final class NotSentException extends RuntimeException {
+
+        public NotSentException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** A conditional write found the store at another version than expected; nothing was written. */
     final class StaleVersionException extends RuntimeException {
 

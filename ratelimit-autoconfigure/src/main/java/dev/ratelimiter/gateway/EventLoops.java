@@ -46,8 +46,11 @@ final class EventLoops {
         try {
             nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
         }
-        catch (IllegalStateException noNativeRequest) {
-            return null; // a request no server made (a mock): no loop to return to
+        catch (RuntimeException noNativeRequest) {
+            // A request no server made (a mock: IllegalStateException), or one a user filter wrapped in its own
+            // ServerHttpRequest rather than a ServerHttpRequestDecorator (IllegalArgumentException): no loop known.
+            // The decision runs all the same; only the hop back to the connection's loop is lost.
+            return null;
         }
         return nativeRequest instanceof Connection connection ? connection.channel().eventLoop() : null;
     }

@@ -123,7 +123,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
         RequestPermits permits = new RequestPermits();
-        Mono<Verdict> checked = evaluator.check(rules, request, permits)
+        // Deferred, so that a failure thrown while the call is set up (an adapter's bug) is decided like one the
+        // call signals, instead of escaping the filter as a 500.
+        Mono<Verdict> checked = Mono.defer(() -> evaluator.check(rules, request, permits))
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a
                     // limiter bug must become neither an outage of the API behind it nor a way past a rule that

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuleStore.NotSentException;
 import dev.ratelimiter.core.RuleStore.StaleVersionException;
 import dev.ratelimiter.core.RuntimeRules;
 import dev.ratelimiter.core.RuntimeRules.Part;
@@ -62,7 +63,14 @@ public final class RedisRuleStore implements RuleStore {
     private Mono<Long> write(String operation, String field, String value, long expectedVersion) {
         return Replies.of(() -> redis.<Long>script(LimiterScript.RULES_WRITE, ScriptOutputType.INTEGER, keys,
                 operation, field, value, channel, String.valueOf(expectedVersion)))
-                .onErrorMap(RedisCommandExecutionException.class, failure -> stale(failure, expectedVersion));
+                .onErrorMap(RedisCommandExecutionException.class, failure -> stale(failure, expectedVersion))
+                // the one failure known to come before the command left: the operator may be told nothing changed
+                .onErrorMap(RedisRuleStore::notSent, failure -> new NotSentException(failure.getMessage(), failure));
+    }
+
+    private static boolean notSent(Throwable failure) {
+        return failure instanceof LimiterConnection.NotConnectedException
+                || failure.getCause() instanceof LimiterConnection.NotConnectedException;
     }
 
     /** The script refuses a stale write with {@code STALE <current version>}. */

@@ -22,6 +22,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -141,6 +142,60 @@ class RuleStoreFaultsIntegrationTest {
         assertThat(get("/api/ks", "exhausted")).as("limits are back").isEqualTo(429);
     }
 
+    /**
+     * A kill switch Redis does not answer in time was sent all the same, and comes on when Redis answers again: the
+     * operator was once told "nothing changed". The answer must say the switch may or may not be on.
+     */
+    @Test
+    void aSwitchWriteThatTimesOutIsAnsweredAsMaybeAppliedAndIsInForceOnceRedisAnswers() {
+        EntityExchangeResult<String> timedOut;
+        redis.server().pause();
+        try {
+            timedOut = client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("killSwitch", true)).exchange().expectBody(String.class).returnResult();
+        }
+        finally {
+            redis.server().resume();
+        }
+        assertThat(timedOut.getStatus().value()).as(timedOut.getResponseBody()).isEqualTo(503);
+        assertThat(timedOut.getResponseBody()).contains("\"error\":\"rule_store_outcome_unknown\"")
+                .contains("may or may not have been applied").doesNotContain("nothing changed");
+        // what the answer warned of: the switch reached Redis and is on now that it answers
+        awaitKillSwitch();
+        client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("killSwitch", false)).exchange().expectStatus().isOk();
+    }
+
+    /**
+     * Redis gone (killed) once the connection was open: Lettuce keeps a command written meanwhile to send when it
+     * reconnects, so this too is a write whose outcome is unknown, never "nothing changed".
+     */
+    @Test
+    void aSwitchWriteWhileRedisIsDownIsAnsweredAsMaybeApplied() {
+        redis.server().kill();
+        EntityExchangeResult<String> unanswered;
+        try {
+            unanswered = client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("killSwitch", true)).exchange().expectBody(String.class).returnResult();
+        }
+        finally {
+            redis.server().restart();
+        }
+        // whatever Lettuce still held goes first on the reconnected connection: the switch written off after it
+        // stays off for the other tests
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int off;
+        do {
+            off = client.post().uri("/actuator/ratelimitcontrol").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(Map.of("killSwitch", false)).exchange().expectBody(String.class).returnResult()
+                    .getStatus().value();
+        } while (off != 200 && System.nanoTime() < deadline);
+        assertThat(unanswered.getStatus().value()).as(unanswered.getResponseBody()).isEqualTo(503);
+        assertThat(unanswered.getResponseBody()).contains("\"error\":\"rule_store_outcome_unknown\"")
+                .doesNotContain("nothing changed");
+        assertThat(off).as("the switch written off once Redis is back").isEqualTo(200);
+    }
+
     @Test
     void limitsTooLargeToStoreAreRefusedNamingTheSettingAndNothingIsWritten() {
         put("huge", rule("capacity", Long.MAX_VALUE, "refillTokens", 1, "refillPeriod", "1s"))
@@ -228,28 +283,28 @@ class RuleStoreFaultsIntegrationTest {
     }
 
     private void awaitRuleStore(String state) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            String body = client.get().uri("/actuator/ratelimit").exchange().expectBody(String.class).returnResult()
-                    .getResponseBody();
-            if (body != null && body.contains("\"state\":\"" + state + "\"")) {
-                return;
-            }
-            Load.sleep(Duration.ofMillis(50));
-        }
-        throw new AssertionError("the rule store never became " + state);
+        awaitView("\"state\":\"" + state + "\"", "the rule store never became " + state);
+    }
+
+    private void awaitKillSwitch() {
+        awaitView("\"killSwitch\":true", "the kill switch never came on");
     }
 
     private void awaitRulesVersion(long version) {
+        awaitView("\"version\":" + version + ",", "the rules never came back to version " + version);
+    }
+
+    /** Until the actuator view holds {@code fragment}, for at most 10 s. */
+    private void awaitView(String fragment, String failure) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline) {
             String body = client.get().uri("/actuator/ratelimit").exchange().expectBody(String.class).returnResult()
                     .getResponseBody();
-            if (body != null && body.contains("\"version\":" + version + ",")) {
+            if (body != null && body.contains(fragment)) {
                 return;
             }
             Load.sleep(Duration.ofMillis(50));
         }
-        throw new AssertionError("the rules never came back to version " + version);
+        throw new AssertionError(failure);
     }
 }

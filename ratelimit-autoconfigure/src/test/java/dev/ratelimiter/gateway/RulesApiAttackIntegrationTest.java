@@ -1,6 +1,7 @@
 package dev.ratelimiter.gateway;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
@@ -241,6 +244,101 @@ class RulesApiAttackIntegrationTest {
             }
         }
         assertThat(hung).isEmpty();
+    }
+
+    /**
+     * An admin's document too large is refused (413) once the bound is read; the rest, sent without end, is not read:
+     * the answer says the connection closes. Before, the refusal was taken for a body read whole, and the server read
+     * (and threw away) whatever the client went on sending.
+     */
+    @Test
+    void aDocumentTooLargeSentWithoutEndIsNotReadWithoutEnd() throws Exception {
+        Endless refused = endless(ADMIN, "If-Match: *");
+        assertThat(refused.answer().status()).as(refused.toString()).isEqualTo(413);
+        assertThat(refused.stoppedReading()).as(refused.toString()).isTrue();
+    }
+
+    /** Refused by the operator security, before any handler: nothing reads the body, and the answer says so. */
+    @Test
+    void aWriteTheOperatorSecurityRefusesIsNotReadWithoutEnd() throws Exception {
+        Endless anonymous = endless("If-Match: *");
+        assertThat(anonymous.answer().status()).as(anonymous.toString()).isEqualTo(401);
+        assertThat(anonymous.stoppedReading()).as(anonymous.toString()).isTrue();
+        Endless viewer = endless(VIEWER, "If-Match: *");
+        assertThat(viewer.answer().status()).as(viewer.toString()).isEqualTo(403);
+        assertThat(viewer.stoppedReading()).as(viewer.toString()).isTrue();
+    }
+
+    /**
+     * A write refused before its body is read (no precondition: 428) whose body comes slowly, or not at all: the
+     * refusal does not wait for it past a bound, and says the connection closes. Before, it waited for ever.
+     */
+    @Test
+    void aWriteRefusedBeforeItsBodyIsAnsweredThoughTheBodyNeverComes() throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
+            // generous: the drain gives up after a few seconds
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(bytes("PUT /v1/rules/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + ADMIN + "\r\nContent-Length: 100000\r\n\r\n{\"capacity\""));
+            out.flush();
+            RawResponse refused = RawResponse.read(socket, false);
+            assertThat(refused.status()).as(refused.body()).isEqualTo(428);
+            assertThat(refused.closes()).isTrue();
+        }
+    }
+
+    /** Far past the bound a refused body is read to. */
+    static final long SENT_AT_MOST = 48L * 1024 * 1024;
+    /** Well above what loopback socket buffers take in while nobody reads. */
+    static final long READ_BOUND = 16L * 1024 * 1024;
+
+    /** A refused write's answer, and how much of its endless body the client got to send. */
+    record Endless(RawResponse answer, long sent, String problem) {
+
+        boolean stoppedReading() {
+            return answer.closes() && sent < READ_BOUND;
+        }
+    }
+
+    /** A PUT with a chunked body sent without end (up to {@link #SENT_AT_MOST} or 15 s), and its answer. */
+    private Endless endless(String... headers) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", managementPort), 2_000);
+            socket.setSoTimeout(20_000);
+            StringBuilder head = new StringBuilder("PUT /v1/rules/endless HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n");
+            for (String header : headers) {
+                head.append(header).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(bytes(head.append("\r\n").toString()));
+            AtomicLong sent = new AtomicLong();
+            AtomicReference<String> problem = new AtomicReference<>();
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) ' ');
+            byte[] size = bytes(Integer.toHexString(chunk.length) + "\r\n");
+            long deadline = System.nanoTime() + 15_000_000_000L;
+            Thread writer = new Thread(() -> {
+                try {
+                    while (sent.get() < SENT_AT_MOST && System.nanoTime() < deadline) {
+                        out.write(size);
+                        out.write(chunk);
+                        out.write(bytes("\r\n"));
+                        sent.addAndGet(chunk.length);
+                    }
+                }
+                catch (IOException ex) {
+                    problem.set(ex.toString()); // the server closed: what is wanted
+                }
+            }, "endless-body");
+            writer.setDaemon(true);
+            writer.start();
+            RawResponse answer = RawResponse.read(socket, false);
+            writer.join(20_000);
+            return new Endless(answer, sent.get(), problem.get());
+        }
     }
 
     private String rules() throws IOException {

@@ -231,6 +231,32 @@ class RulesApiIntegrationTest {
                 .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON);
     }
 
+    /**
+     * A write whose rules cannot even be read (Redis paused) is refused before anything is sent: that refusal, unlike
+     * a write that times out once sent, may say nothing changed, and nothing is in force once Redis answers again.
+     */
+    @Test
+    void aWriteRefusedBeforeItIsSentSaysNothingChangedAndNothingIsInForceOnceRedisAnswers() {
+        EntityExchangeResult<String> refused;
+        fixture.redis().server().pause();
+        try {
+            refused = api.put(admin, "unread-while-paused", bucket("nothing-routes-here", 8), IF_NONE_MATCH, "*");
+        }
+        finally {
+            fixture.redis().server().resume();
+        }
+        assertThat(refused.getStatus().value()).as(refused.getResponseBody()).isEqualTo(503);
+        assertThat(json(refused).get("error").asString()).isEqualTo("rule_store_unavailable");
+        assertThat(json(refused).get("detail").asString()).contains("nothing changed");
+        // a write answered now went after anything the limiter's connection held during the pause
+        EntityExchangeResult<String> after = api.put(admin, "written-after-the-pause", bucket("nothing-routes-here", 8),
+                IF_NONE_MATCH, "*");
+        assertThat(after.getStatus().value()).as(after.getResponseBody()).isEqualTo(200);
+        viewer.get().uri(api.rule("unread-while-paused")).exchange().expectStatus().isNotFound();
+        admin.delete().uri(api.rule("written-after-the-pause")).header(IF_MATCH, "*").exchange().expectStatus()
+                .isNoContent();
+    }
+
     @Test
     void nobodyWithoutTheAdminRoleChangesARule() {
         WebTestClient anonymous = api.as(null, null);

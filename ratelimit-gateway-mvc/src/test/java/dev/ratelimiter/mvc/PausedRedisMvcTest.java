@@ -1,10 +1,12 @@
 package dev.ratelimiter.mvc;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.AfterEach;
@@ -51,12 +53,48 @@ class PausedRedisMvcTest {
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "1000");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "1000");
+        registry.add("server.address", () -> "127.0.0.1");
+        registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol");
     }
 
     @AfterEach
     void thaw() {
         if (!redis.server().isRunning()) {
             redis.server().resume();
+        }
+    }
+
+    /**
+     * A kill switch Redis does not answer in time was sent all the same, and comes on when Redis answers again: the
+     * operator was once told "nothing changed". The answer must say the switch may or may not be on.
+     */
+    @Test
+    void aSwitchWriteThatTimesOutIsAnsweredAsMaybeAppliedAndIsInForceOnceRedisAnswers() throws Exception {
+        byte[] on = "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8);
+        RawResponse timedOut;
+        redis.server().pause();
+        try {
+            timedOut = RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json", on);
+        }
+        finally {
+            redis.server().resume();
+        }
+        try {
+            assertThat(timedOut.status()).as(timedOut.body()).isEqualTo(503);
+            assertThat(timedOut.body()).contains("\"error\":\"rule_store_outcome_unknown\"")
+                    .contains("may or may not have been applied").doesNotContain("nothing changed");
+            // what the answer warned of: the switch reached Redis and is on now that it answers
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            String view;
+            do {
+                view = RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0]).body();
+            } while (!view.contains("\"killSwitch\":true") && System.nanoTime() < deadline);
+            assertThat(view).contains("\"killSwitch\":true");
+        }
+        finally {
+            // sent after the paused write on the same connection, so it lands after it: the other tests limit again
+            RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
+                    "{\"killSwitch\":false}".getBytes(StandardCharsets.UTF_8));
         }
     }
 

@@ -74,6 +74,16 @@ public record RawResponse(int status, Map<String, String> headers, String body) 
         catch (IOException ex) {
             // the server may answer and close before the whole body is sent: read what it said
         }
+        return read(socket, new String(request, 0, Math.min(5, request.length), StandardCharsets.US_ASCII)
+                .startsWith("HEAD"));
+    }
+
+    /**
+     * Reads one answer from the socket, whatever is being sent on it meanwhile (a body still on its way).
+     *
+     * @param head whether it answers a HEAD request (then it has no body)
+     */
+    public static RawResponse read(Socket socket, boolean head) throws IOException {
         InputStream in = socket.getInputStream();
         String statusLine = line(in);
         String[] parts = statusLine.split(" ");
@@ -87,7 +97,6 @@ public record RawResponse(int status, Map<String, String> headers, String body) 
             headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
         }
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        boolean head = new String(request, 0, 5, StandardCharsets.US_ASCII).startsWith("HEAD");
         if (!head && status != 204 && status != 304) {
             if (headers.containsKey("content-length")) {
                 body.writeBytes(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
