@@ -3,11 +3,14 @@ package dev.ratelimiter.mvc;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.gateway.RefusalWriter;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
@@ -30,6 +33,10 @@ import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
  * as a forward is on WebFlux), and once the limiter has refused the request, every later naming of a route (a filter
  * that retries its chain, a forward, a fallback) is refused again before it can reach an upstream. A matched handler
  * that answers asynchronously leaves the request armed: its route may name itself on another thread.
+ *
+ * <p>The request is over for its permits and tickets when the servlet is done with it <em>and</em> no upstream call
+ * of it is still in progress: a timeout filter ({@code ServerResponse.async} with a timeout) ends the servlet request
+ * while its worker's call goes on at the upstream, and that call still counts there.
  */
 final class LimitedRequest extends HttpServletRequestWrapper {
 
@@ -37,15 +44,27 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     static final String ATTRIBUTE = LimitedRequest.class.getName();
 
     private final HttpServletResponse response;
+    /** One decision at a time: two threads naming a route at once (a hedging filter) must not both be let through. */
+    private final ReentrantLock deciding = new ReentrantLock();
     /** Told the next route id set, by the route's first filter; null when not armed. Set and read on any thread. */
     private volatile RouteGate gate;
     /** The limiter's refusal once there is one: from then on this request reaches no route. */
     private volatile RefusalWriter.Rendered refusal;
+    /** Whether a limited route admitted this request (its error page, if any, is not charged again). */
+    private volatile boolean admitted;
+    /** Nothing more is decided: the error page of a request the limiter already admitted. */
+    private final boolean settled;
     private RequestPermits permits;
     private RequestAttributes attributes;
     /** The load shedders' counts of this request in progress at its upstreams (one per route a forward reached). */
     private List<LoadShedder.Ticket> tickets;
-    private boolean ended;
+    /** Upstream calls of this request in progress (see {@link #upstreamCallStarted}). */
+    private int upstreamCalls;
+    private boolean servletDone;
+    private boolean released;
+    private Throwable failure;
+    /** The response's status when the servlet was done (read then: the container recycles the response after). */
+    private int status;
 
     /** What decides a gateway route for this request: its refusal, or null to let it through. */
     @FunctionalInterface
@@ -69,8 +88,18 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     }
 
     LimitedRequest(HttpServletRequest request, HttpServletResponse response) {
+        this(request, response, null);
+    }
+
+    /**
+     * @param reported the request an error dispatch reports on, or null: its refusal stands, and if a limited route
+     * admitted it, its error page is not decided (charged) again; one that reached no limited route is decided anew
+     */
+    LimitedRequest(HttpServletRequest request, HttpServletResponse response, LimitedRequest reported) {
         super(request);
         this.response = response;
+        this.refusal = reported == null ? null : reported.refusal;
+        this.settled = reported != null && reported.admitted;
     }
 
     /**
@@ -81,9 +110,14 @@ final class LimitedRequest extends HttpServletRequestWrapper {
      */
     @Override
     public void setAttribute(String name, Object value) {
+        boolean routeNamed = MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String;
+        if (routeNamed && over()) {
+            // async work that outlived its request (a timeout answered it): undecided, and nobody waits for it
+            throw new RequestOverException();
+        }
         super.setAttribute(name, value);
-        if (MvcUtils.GATEWAY_ROUTE_ID_ATTR.equals(name) && value instanceof String id) {
-            RefusalWriter.Rendered refused = routeNamed(id);
+        if (routeNamed) {
+            RefusalWriter.Rendered refused = routeNamed((String) value);
             if (refused != null) {
                 throw new Refused(refused);
             }
@@ -91,28 +125,41 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     }
 
     private RefusalWriter.Rendered routeNamed(String routeId) {
-        RefusalWriter.Rendered refused = refusal;
-        if (refused != null) {
-            return refused;
-        }
-        RouteGate deciding = gate;
-        if (deciding == null) {
+        if (refusal == null && gate == null) {
             return null;
         }
-        gate = null;
-        refused = deciding.decide(routeId);
-        refusal = refused;
-        return refused;
+        deciding.lock();
+        try {
+            RefusalWriter.Rendered refused = refusal;
+            RouteGate decide = gate;
+            if (refused != null || decide == null) {
+                return refused;
+            }
+            gate = null;
+            refused = decide.decide(routeId);
+            refusal = refused;
+            return refused;
+        }
+        finally {
+            deciding.unlock();
+        }
     }
 
     /** Arms this request for the matched handler about to run: the next route id set is decided by {@code decide}. */
     void arm(RouteGate decide) {
-        gate = decide;
+        if (!settled) {
+            gate = decide;
+        }
     }
 
     /** Route ids set from now on are not decided (the matching of a forward sets one for every route it tries). */
     void disarm() {
         gate = null;
+    }
+
+    /** A limited route let this request through. */
+    void admitted() {
+        admitted = true;
     }
 
     /** The limiter's refusal of this request, or null. */
@@ -124,11 +171,11 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         return response;
     }
 
-    /** The request's permits, made on first use (on any thread); given back by {@link #end()}, even if made after. */
+    /** The request's permits, made on first use (on any thread); given back when it is over, even if made after. */
     synchronized RequestPermits permits() {
         if (permits == null) {
             permits = new RequestPermits();
-            if (ended) {
+            if (released) {
                 permits.end();
             }
         }
@@ -144,10 +191,10 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         attributes = decided;
     }
 
-    /** The request counts in progress at an upstream until {@link #end} releases the ticket (at once if it has). */
+    /** The request counts in progress at an upstream until it is over (at once if it is). */
     void hold(LoadShedder.Ticket held) {
         synchronized (this) {
-            if (!ended) {
+            if (!released) {
                 if (tickets == null) {
                     tickets = new ArrayList<>(1);
                 }
@@ -159,18 +206,95 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     }
 
     /**
-     * The request is over (answered, failed, or the client went away): every permit it holds goes back, and its
-     * upstreams' in-flight counts fall; a permit or ticket taken after this (by async work still running) goes back at
-     * once. A failure or a 503/504 tells an adaptive limit the upstream was overloaded; a client gone away (an
-     * {@link IOException} out of the write) says nothing about the upstream's latency.
+     * A call of this request to an upstream is about to start: the request is not over before it has returned.
+     *
+     * @return false, and the call must not be made, when the request is over already: its answer is given, its
+     * permits and tickets are back, so the call would reach the upstream uncounted, for nobody
+     */
+    synchronized boolean upstreamCallStarted() {
+        if (released) {
+            return false;
+        }
+        upstreamCalls++;
+        return true;
+    }
+
+    /**
+     * The request the limiter follows as {@code request}, or null: found by unwrapping, without reading the
+     * container's request, which may be recycled already when a worker outlives its servlet request.
+     */
+    static LimitedRequest of(HttpServletRequest request) {
+        ServletRequest unwrapped = request;
+        while (unwrapped instanceof ServletRequestWrapper wrapper) {
+            if (wrapper instanceof LimitedRequest limited) {
+                return limited;
+            }
+            unwrapped = wrapper.getRequest();
+        }
+        try {
+            return request.getAttribute(ATTRIBUTE) instanceof LimitedRequest limited ? limited : null;
+        }
+        catch (RuntimeException recycled) {
+            return null;
+        }
+    }
+
+    private synchronized boolean over() {
+        return released;
+    }
+
+    /** Work of a request that is over (answered already, e.g. by a timeout): its route and upstream call do not run. */
+    static final class RequestOverException extends IllegalStateException {
+
+        RequestOverException() {
+            super("the request is over (answered already, e.g. by a timeout) and its rate-limit permits are back; "
+                    + "its route does not run");
+        }
+    }
+
+    /** A call started by {@link #upstreamCallStarted} has returned (answered or failed). */
+    void upstreamCallEnded() {
+        synchronized (this) {
+            upstreamCalls--;
+            if (!servletDone || upstreamCalls > 0 || released) {
+                return;
+            }
+            released = true;
+        }
+        release();
+    }
+
+    /**
+     * The servlet is done with the request (answered, failed, or the client went away): unless an upstream call of it
+     * is still in progress, every permit it holds goes back and its upstreams' in-flight counts fall, and a permit or
+     * ticket taken after that (by async work still running) goes back at once.
      *
      * @param failure what the request ended with, or null
      */
     void end(Throwable failure) {
+        synchronized (this) {
+            if (servletDone) {
+                return;
+            }
+            servletDone = true;
+            this.failure = failure;
+            this.status = response.getStatus();
+            if (upstreamCalls > 0) {
+                return;
+            }
+            released = true;
+        }
+        release();
+    }
+
+    /**
+     * Gives everything back. A failure or a 503/504 tells an adaptive limit the upstream was overloaded; a client gone
+     * away (an {@link IOException} out of the write) says nothing about the upstream's latency.
+     */
+    private void release() {
         RequestPermits given;
         List<LoadShedder.Ticket> held;
         synchronized (this) {
-            ended = true;
             given = permits;
             held = tickets;
             tickets = null;
@@ -182,7 +306,6 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         }
         finally {
             if (held != null) {
-                int status = response.getStatus();
                 boolean clientGone = failure instanceof IOException;
                 boolean overloaded = failure != null && !clientGone || status == 503 || status == 504;
                 held.forEach(ticket -> ticket.release(overloaded, !clientGone));

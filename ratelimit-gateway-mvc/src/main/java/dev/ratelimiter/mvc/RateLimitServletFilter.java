@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,9 +17,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * response written, an upstream that failed and a client that went away (an {@link IOException} out of the write) all
  * end the request.
  *
- * <p>The container's error dispatch is followed too, as a request of its own: an error page ({@code /error}) that a
- * catch-all gateway route takes is proxied like any other request, so it is decided like one, never let through
- * because the request it reports on failed.
+ * <p>The container's error dispatch is followed too: an error page ({@code /error}) that a catch-all gateway route
+ * takes is proxied like any other request, so it is decided like one, never let through because the request it
+ * reports on failed, and a refusal of that request stands. Only the error page of a request a limited route already
+ * admitted is not decided again: it is that request's answer, and charging it twice could answer 429 to a request
+ * the limiter let through.
  */
 public final class RateLimitServletFilter extends OncePerRequestFilter {
 
@@ -30,7 +33,11 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        LimitedRequest limited = new LimitedRequest(request, response);
+        // an error dispatch reports on a request this filter followed: its refusal stands, its admission is not
+        // charged again (the error page of an admitted request whose upstream failed is no new request)
+        LimitedRequest reported = request.getDispatcherType() == DispatcherType.ERROR
+                && request.getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest previous ? previous : null;
+        LimitedRequest limited = new LimitedRequest(request, response, reported);
         limited.setAttribute(LimitedRequest.ATTRIBUTE, limited);
         Throwable failure = null;
         try {
@@ -51,22 +58,33 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
         }
     }
 
-    /** Ends an async request once, whichever way its async work ends. */
-    private record Ending(LimitedRequest limited) implements AsyncListener {
+    /**
+     * Ends an async request when it completes. A timeout or an error is only remembered: the container dispatches
+     * the request once more after it to write the answer (a timeout's 503), and that dispatch is still the request;
+     * completion follows either way.
+     */
+    private static final class Ending implements AsyncListener {
+
+        private final LimitedRequest limited;
+        private volatile Throwable failure;
+
+        Ending(LimitedRequest limited) {
+            this.limited = limited;
+        }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            limited.end(null);
+            limited.end(failure);
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            limited.end(new IllegalStateException("async request timed out"));
+            failure = new IllegalStateException("async request timed out");
         }
 
         @Override
         public void onError(AsyncEvent event) {
-            limited.end(event.getThrowable());
+            failure = event.getThrowable();
         }
 
         @Override

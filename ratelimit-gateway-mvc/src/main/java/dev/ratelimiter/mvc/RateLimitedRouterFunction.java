@@ -83,6 +83,10 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
         if (refused == null && shedding != null) {
             refused = shedding.admit(request, routeId, metadata, limited);
         }
+        if (refused == null) {
+            // its error page, should the upstream call fail, is not charged a second time
+            limited.admitted();
+        }
         return refused;
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import dev.ratelimiter.testsupport.LoopbackPorts;
 import dev.ratelimiter.testsupport.StubUpstream;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -163,8 +164,10 @@ class ComposedRoutesIntegrationTest {
         MvcRoutes.route(registry, 1, "optout", "/optout/**", () -> "forward:/limited/forwarded");
         registry.add("spring.cloud.gateway.server.webmvc.routes[1].metadata.ratelimit-enabled", () -> "false");
         fixture.route(registry, 2, "errors", "/error");
+        // its upstream refuses connections: the request fails after the limiter admitted it
+        MvcRoutes.route(registry, 3, "broken", "/broken/**", () -> "http://127.0.0.1:" + LoopbackPorts.refusing());
         List<String> routes = List.of("nested", "deep", "login", "after", "caught", "async", "retry", "wrapping",
-                "limited", "errors");
+                "limited", "errors", "broken");
         for (int i = 0; i < routes.size(); i++) {
             int index = i;
             registry.add("ratelimit.rules.per-route.match.route-ids[" + i + "]", () -> routes.get(index));
@@ -245,6 +248,28 @@ class ComposedRoutesIntegrationTest {
     void anErrorPageThatAGatewayRouteTakesIsDecidedLikeAnyRequest() throws Exception {
         responses("/boom", 4);
         assertThat(upstream.hits()).as("error pages proxied").isEqualTo(2);
+    }
+
+    /**
+     * The error page of a request the limiter admitted (its upstream call failed) is that request's answer, not a
+     * request of its own: the catch-all route proxies it without charging it, so it neither uses up the error route's
+     * bucket nor can answer 429 to a request that was let through. Before: both failed requests' error pages were
+     * charged to the error route, whose bucket then refused the error pages of requests that reached no limited
+     * route.
+     */
+    @Test
+    void theErrorPageOfAnAdmittedRequestWhoseUpstreamFailedIsNotChargedAgain() throws Exception {
+        List<HttpResponse<String>> failed = responses("/broken/x", 2);
+        assertThat(failed).extracting(HttpResponse::statusCode).doesNotContain(429);
+        assertThat(failed).extracting(HttpResponse::body).noneMatch(body -> body.contains("rate_limited"));
+        assertThat(upstream.hits("/error")).as("error pages of the admitted, failed requests proxied").isEqualTo(2);
+
+        assertThat(statuses("/broken/x", 1)).as("the route's 3rd request in its hour").containsExactly(429);
+        // two error pages of requests that reached no limited route: the error route's bucket (2 an hour) is whole
+        // (not exhausted here: the instance remembers a refused bucket for up to a second, and the other error-page
+        // test needs it)
+        responses("/boom", 2);
+        assertThat(upstream.hits("/error")).as("error pages proxied: 2 of admitted requests, 2 decided").isEqualTo(4);
     }
 
     private List<Integer> statuses(String path, int count) throws Exception {

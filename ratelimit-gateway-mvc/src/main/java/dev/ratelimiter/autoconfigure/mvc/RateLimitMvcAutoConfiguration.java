@@ -20,6 +20,7 @@ import dev.ratelimiter.mvc.RefusedRequestExceptionResolver;
 import dev.ratelimiter.mvc.RouteMetadataLookup;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
 import dev.ratelimiter.mvc.ServletIdentityResolver;
+import dev.ratelimiter.mvc.UpstreamCallTracking;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -103,5 +104,15 @@ public final class RateLimitMvcAutoConfiguration {
     static RouterFunctionLimiting rateLimitRouterFunctions(ObjectProvider<MvcRateLimiter> limiter,
             ObjectProvider<MvcLoadShedding> shedding) {
         return new RouterFunctionLimiting(limiter, shedding);
+    }
+
+    /**
+     * Permits and tickets count until a route's upstream call returns, even past a timeout that answered the client.
+     * Static for the same reason; it advises the gateway's proxy exchange whether or not the limiter is on (a request
+     * the limiter does not follow is called as before).
+     */
+    @Bean
+    static UpstreamCallTracking rateLimitUpstreamCallTracking() {
+        return new UpstreamCallTracking();
     }
 }

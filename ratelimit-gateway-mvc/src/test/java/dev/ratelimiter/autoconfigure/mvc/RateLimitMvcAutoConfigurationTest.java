@@ -17,6 +17,7 @@ import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
+import dev.ratelimiter.mvc.UpstreamCallTracking;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,7 +25,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.cloud.gateway.server.mvc.handler.RestClientProxyExchange;
 import org.springframework.http.HttpStatus;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,6 +47,20 @@ class RateLimitMvcAutoConfigurationTest {
         });
     }
 
+    /**
+     * The gateway's proxy exchange tells each request when its upstream call starts and returns (permits are held
+     * until then), and keeps its own class: whatever injects it as a {@code RestClientProxyExchange} still gets it.
+     */
+    @Test
+    void theGatewaysProxyExchangeIsAdvisedAndKeepsItsClass() {
+        runner.withBean("restClientProxyExchange", RestClientProxyExchange.class,
+                () -> new RestClientProxyExchange(RestClient.create(), new GatewayMvcProperties())).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(UpstreamCallTracking.class);
+                    assertThat(context.getBean(RestClientProxyExchange.class))
+                            .isInstanceOf(UpstreamCallTracking.Tracked.class);
+                });
+    }
+
     @Test
     void anApplicationsOwnLimiterReplacesOurs() {
         MvcRateLimiter mine = mine();
@@ -56,7 +74,7 @@ class RateLimitMvcAutoConfigurationTest {
     void switchedOffThereIsNoLimiterAndNoFilter() {
         runner.withPropertyValues("ratelimit.enabled=false").run(context -> assertThat(context)
                 .doesNotHaveBean(MvcRateLimiter.class).doesNotHaveBean(RateLimitServletFilter.class)
-                .doesNotHaveBean(RouterFunctionLimiting.class));
+                .doesNotHaveBean(RouterFunctionLimiting.class).doesNotHaveBean(UpstreamCallTracking.class));
     }
 
     @Test
