@@ -9,12 +9,16 @@ import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.gateway.RefusalWriter;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 
 /**
  * One request as the limiter follows it through the servlet: the gateway route that took it, the response to put the
@@ -50,10 +54,12 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     private volatile RouteGate gate;
     /** The limiter's refusal once there is one: from then on this request reaches no route. */
     private volatile RefusalWriter.Rendered refusal;
-    /** Whether a limited route admitted this request (its error page, if any, is not charged again). */
+    /** Whether a limited route admitted this request (its error page, if refused, answers with its failure). */
     private volatile boolean admitted;
-    /** Nothing more is decided: the error page of a request the limiter already admitted. */
-    private final boolean settled;
+    /** This is the error dispatch of a request a limited route admitted (its upstream call then failed). */
+    private final boolean reportsAdmitted;
+    /** What the error page of an admitted request answers when its own route refuses it: the failure's status. */
+    private final RefusalWriter.Rendered failureAnswer;
     private RequestPermits permits;
     private RequestAttributes attributes;
     /** The load shedders' counts of this request in progress at its upstreams (one per route a forward reached). */
@@ -92,14 +98,23 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     }
 
     /**
-     * @param reported the request an error dispatch reports on, or null: its refusal stands, and if a limited route
-     * admitted it, its error page is not decided (charged) again; one that reached no limited route is decided anew
+     * @param reported the request an error dispatch reports on, or null. Its refusal stands. Otherwise the error page
+     * is decided on the route that takes it, like any request (its call to that route's upstream counts there); but
+     * when a limited route admitted the reported request, a refusal of its error page is not answered as a refusal
+     * (429 {@code rate_limited} to a request that was let through), but with the failure's own status and no body
      */
     LimitedRequest(HttpServletRequest request, HttpServletResponse response, LimitedRequest reported) {
         super(request);
         this.response = response;
         this.refusal = reported == null ? null : reported.refusal;
-        this.settled = reported != null && reported.admitted;
+        this.reportsAdmitted = reported != null && reported.admitted;
+        this.failureAnswer = reportsAdmitted ? failureAnswer(request) : null;
+    }
+
+    private static RefusalWriter.Rendered failureAnswer(HttpServletRequest request) {
+        int status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) instanceof Integer code
+                && code >= 400 && code <= 599 ? code : HttpStatus.INTERNAL_SERVER_ERROR.value();
+        return new RefusalWriter.Rendered(HttpStatusCode.valueOf(status), new HttpHeaders(), new byte[0]);
     }
 
     /**
@@ -124,10 +139,13 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         }
     }
 
+    /**
+     * Always under the lock, even to find nothing to decide: the thread deciding clears the gate before it asks the
+     * store, and a second thread naming the route meanwhile (a hedging filter running the chain twice) must wait for
+     * that decision, not read "nothing armed, nothing refused" and go on undecided. Uncontended, as it nearly always
+     * is, the lock costs next to nothing.
+     */
     private RefusalWriter.Rendered routeNamed(String routeId) {
-        if (refusal == null && gate == null) {
-            return null;
-        }
         deciding.lock();
         try {
             RefusalWriter.Rendered refused = refusal;
@@ -137,6 +155,9 @@ final class LimitedRequest extends HttpServletRequestWrapper {
             }
             gate = null;
             refused = decide.decide(routeId);
+            if (refused != null && reportsAdmitted) {
+                refused = failureAnswer;
+            }
             refusal = refused;
             return refused;
         }
@@ -147,9 +168,7 @@ final class LimitedRequest extends HttpServletRequestWrapper {
 
     /** Arms this request for the matched handler about to run: the next route id set is decided by {@code decide}. */
     void arm(RouteGate decide) {
-        if (!settled) {
-            gate = decide;
-        }
+        gate = decide;
     }
 
     /** Route ids set from now on are not decided (the matching of a forward sets one for every route it tries). */

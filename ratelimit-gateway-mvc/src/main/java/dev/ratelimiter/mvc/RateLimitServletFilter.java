@@ -19,9 +19,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <p>The container's error dispatch is followed too: an error page ({@code /error}) that a catch-all gateway route
  * takes is proxied like any other request, so it is decided like one, never let through because the request it
- * reports on failed, and a refusal of that request stands. Only the error page of a request a limited route already
- * admitted is not decided again: it is that request's answer, and charging it twice could answer 429 to a request
- * the limiter let through.
+ * reports on failed (its call to the error route's upstream counts there, for concurrency and load shedding too), and
+ * a refusal of that request stands. The error page of a request a limited route admitted (whose upstream call then
+ * failed) is decided too, but its refusal is answered with the failure's own status, never a 429 to a request the
+ * limiter let through.
  */
 public final class RateLimitServletFilter extends OncePerRequestFilter {
 
@@ -33,8 +34,8 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        // an error dispatch reports on a request this filter followed: its refusal stands, its admission is not
-        // charged again (the error page of an admitted request whose upstream failed is no new request)
+        // an error dispatch reports on a request this filter followed: its refusal stands, and its admission decides
+        // how a refusal of the error page is answered
         LimitedRequest reported = request.getDispatcherType() == DispatcherType.ERROR
                 && request.getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest previous ? previous : null;
         LimitedRequest limited = new LimitedRequest(request, response, reported);

@@ -84,7 +84,7 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
             refused = shedding.admit(request, routeId, metadata, limited);
         }
         if (refused == null) {
-            // its error page, should the upstream call fail, is not charged a second time
+            // its error page, should the upstream call fail, is never answered as a refusal
             limited.admitted();
         }
         return refused;

@@ -4,6 +4,8 @@ import java.lang.reflect.Modifier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.NameMatchMethodPointcutAdvisor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -20,22 +22,44 @@ import org.springframework.cloud.gateway.server.mvc.handler.ProxyExchange;
  * request is over (its answer already given, its permits back) is not made at all: nobody is waiting for its answer,
  * and it would reach the upstream uncounted.
  *
- * <p>The bean keeps its own class (a subclass proxy), so whatever injects it by its class still gets it.
+ * <p>The bean keeps its own class (a subclass proxy), so whatever injects it by its class still gets it; an
+ * application's own exchange that cannot be subclassed (a final class or method) is left as it is, with a warning.
  */
 public final class UpstreamCallTracking implements BeanPostProcessor {
+
+    private static final Logger logger = LoggerFactory.getLogger(UpstreamCallTracking.class);
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (!(bean instanceof ProxyExchange) || bean instanceof Tracked) {
             return bean;
         }
+        if (!subclassable(bean.getClass())) {
+            // an interface proxy would change the bean's class under whatever injects it by its class
+            logger.warn("ProxyExchange bean '{}' ({}) cannot be subclassed (a final class or a final exchange "
+                    + "method): its upstream calls are not followed, so behind a timeout filter a call still in "
+                    + "progress no longer holds its rate-limit permits", beanName, bean.getClass().getName());
+            return bean;
+        }
         ProxyFactory factory = new ProxyFactory(bean);
-        factory.setProxyTargetClass(!Modifier.isFinal(bean.getClass().getModifiers()));
+        factory.setProxyTargetClass(true);
         factory.addInterface(Tracked.class);
         NameMatchMethodPointcutAdvisor advisor = new NameMatchMethodPointcutAdvisor(new CallBracket());
         advisor.setMappedName("exchange");
         factory.addAdvisor(advisor);
         return factory.getProxy(bean.getClass().getClassLoader());
+    }
+
+    private static boolean subclassable(Class<?> type) {
+        if (Modifier.isFinal(type.getModifiers())) {
+            return false;
+        }
+        try {
+            return !Modifier.isFinal(type.getMethod("exchange", ProxyExchange.Request.class).getModifiers());
+        }
+        catch (NoSuchMethodException ex) {
+            return false;
+        }
     }
 
     /** Marks an exchange already advised, so that a second post-processing pass does not advise it twice. */

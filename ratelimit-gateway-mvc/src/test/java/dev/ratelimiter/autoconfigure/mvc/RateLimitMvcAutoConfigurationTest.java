@@ -26,9 +26,11 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.cloud.gateway.server.mvc.handler.ProxyExchange;
 import org.springframework.cloud.gateway.server.mvc.handler.RestClientProxyExchange;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.servlet.function.ServerResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +60,32 @@ class RateLimitMvcAutoConfigurationTest {
                     assertThat(context).hasNotFailed().hasSingleBean(UpstreamCallTracking.class);
                     assertThat(context.getBean(RestClientProxyExchange.class))
                             .isInstanceOf(UpstreamCallTracking.Tracked.class);
+                });
+    }
+
+    /** An application's own exchange, of a final class (records and many hand-written classes are). */
+    static final class MyExchange implements ProxyExchange {
+
+        @Override
+        public ServerResponse exchange(Request request) {
+            return ServerResponse.ok().build();
+        }
+    }
+
+    /** Something of the application that uses its exchange by its class. */
+    record UsesMyExchange(MyExchange exchange) {
+    }
+
+    /**
+     * A final exchange cannot be subclassed: it is left as it is (with a warning), never swapped for an interface
+     * proxy that whatever injects it by its class would refuse (found by the attack review: the start-up failed).
+     */
+    @Test
+    void anApplicationsOwnFinalProxyExchangeKeepsItsClassUnadvised() {
+        runner.withBean("myExchange", MyExchange.class, MyExchange::new).withBean(UsesMyExchange.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(UpstreamCallTracking.class);
+                    assertThat(context.getBean("myExchange")).isExactlyInstanceOf(MyExchange.class);
                 });
     }
 

@@ -22,16 +22,16 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review of feed21a (review-end): the error page of a request a limited route admitted is "that request's answer, not
- * a new request", so it is no longer decided. But the request it reports on has already given its permits and
- * tickets back (the servlet filter's finally runs before Tomcat's error dispatch), so the error page's own upstream
- * call - proxied by a catch-all gateway route - is counted by nothing: a concurrency rule and a load shedder on the
- * error route no longer bound it. A client that can make a cheap limited route fail fast (an upstream down, a body
- * the gateway cannot read) gets as many concurrent calls at the error route's upstream as it likes.
+ * The error page of a request the limiter admitted (its upstream call then failed) goes to the upstream of the
+ * catch-all route that takes {@code /error}: that call is decided there like any request, and counts there — for the
+ * route's concurrency rule and its upstream's load shedder — while a refusal of it is answered with the failure's own
+ * status, never a 429 to a request that was let through. Found by the attack review: with such error pages not
+ * decided at all, a client whose requests fail after admission had as many calls at the error route's upstream at
+ * once as it liked (6 against a 2-at-once rule and a 2-in-flight shedder, whose gauge read 0).
  */
 @DirtiesContext
 @SpringBootTest(classes = TestMvcGatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class ReviewEndErrorPageCountsTest {
+class ErrorPagesOfAdmittedRequestsIntegrationTest {
 
     @RegisterExtension
     static final MvcGatewayFixture fixture = new MvcGatewayFixture();
@@ -99,5 +99,10 @@ class ReviewEndErrorPageCountsTest {
                 .isLessThanOrEqualTo(2);
         assertThat(gauge).as("shedder's in-flight gauge with %d error-page calls at its upstream", atTheUpstream)
                 .isEqualTo((double) atTheUpstream);
+        // the rule is the client's on both routes: two error pages in progress hold both permits, so the next
+        // requests to the broken route are themselves refused (429, before any call), and no error page is refused
+        assertThat(statuses).as("answers").startsWith(200, 200).containsOnly(200, 429);
+        assertThat(upstream.hits("/error")).as("error pages proxied: one per answer 200").isEqualTo(
+                statuses.stream().filter(status -> status == 200).count());
     }
 }

@@ -31,17 +31,15 @@ import org.springframework.web.servlet.function.ServerResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review of feed21a (review-end): a hedging filter runs its route's chain on two threads at once (both name the route
- * together). feed21a puts the decision under a lock ("two threads naming a route at once must not both be let
- * through"), but LimitedRequest.routeNamed first reads {@code refusal == null && gate == null} without the lock, and
- * the deciding thread clears {@code gate} before it decides: the second thread, arriving while the first waits for
- * Redis, sees neither a gate nor a refusal and is let through undecided. When the decision is a refusal, the client
- * gets the 429 and the upstream gets the other thread's call anyway.
+ * A hedging filter runs its route's chain on two threads at once, both naming the route together: the request is
+ * decided once, and when that decision is a refusal neither thread reaches the upstream. Found by the attack review:
+ * the second thread, arriving while the first waited for Redis, read "nothing armed, nothing refused" outside the
+ * decision's lock and went on undecided, so a refused request (answered 429) still had a call at the upstream.
  */
 @DirtiesContext
-@SpringBootTest(classes = { TestMvcGatewayApplication.class, ReviewEndHedgedRefusalTest.Routes.class },
+@SpringBootTest(classes = { TestMvcGatewayApplication.class, HedgedRouteIntegrationTest.Routes.class },
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class ReviewEndHedgedRefusalTest {
+class HedgedRouteIntegrationTest {
 
     @RegisterExtension
     static final MvcGatewayFixture fixture = new MvcGatewayFixture();
