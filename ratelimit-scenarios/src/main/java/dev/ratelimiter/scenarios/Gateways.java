@@ -116,21 +116,8 @@ final class Gateways implements AutoCloseable {
      * otherwise measure something else than the table says (it happened: a tier's store-mode was once ignored).
      */
     private void requireRulesInForce(String storeMode) {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         for (int management : managementPorts) {
-            String view;
-            try {
-                view = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
-                        + "/actuator/ratelimit")).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
+            String view = managementGet(management, "/actuator/ratelimit");
             int rule = view.indexOf("\"free.default\":");
             int mode = rule < 0 ? -1 : view.indexOf("\"storeMode\":\"", rule);
             String actual = mode < 0 ? "missing" : view.substring(mode + 13, view.indexOf('"', mode + 13));
@@ -139,6 +126,36 @@ final class Gateways implements AutoCloseable {
                         + "runner's rules (free.default storeMode " + actual + ", expected " + storeMode
                         + "; free-hourly must be off): " + view);
             }
+        }
+    }
+
+    /**
+     * Instance {@code i}'s fallback so far: its {@code ratelimit.fallback.time} and {@code ratelimit.fallback.decisions}
+     * (every failure mode), from its {@code /actuator/prometheus}; our limiter's gateways only.
+     */
+    FallbackAllowance.Reading fallbackSoFar(int i) {
+        int management = managementPorts.get(i);
+        try {
+            return FallbackAllowance.Reading.parse(managementGet(management, "/actuator/prometheus"));
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("gateway on management port " + management + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The body of a GET of {@code path} on a management port, within five seconds. */
+    private static String managementGet(int management, String path) {
+        try {
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()
+                    .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management + path))
+                            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
         }
     }
 

@@ -52,7 +52,8 @@ class GatewayArgumentsTest {
     void theCommandRunsTheJarOnThisJavaWithTheInstanceArgumentsAfterIt() {
         List<String> command = GatewayArguments.command(Path.of("/tmp/sample-gateway.jar"), List.of("--server.port=1"));
         assertThat(command.get(0)).isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        assertThat(command).contains("-XX:TieredStopAtLevel=1", "-Xmx256m");
+        // the heap at its maximum from the start and metaspace big enough for the run: fewer pauses
+        assertThat(command).contains("-XX:TieredStopAtLevel=1", "-Xms64m", "-Xmx256m", "-XX:MetaspaceSize=128m");
         int jar = command.indexOf("-jar");
         assertThat(command.subList(jar, jar + 3)).containsExactly("-jar", "/tmp/sample-gateway.jar", "--server.port=1");
     }

@@ -16,13 +16,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The noisy-neighbour story, as {@code --flavour=mvc} plays it: two {@code sample-gateway-mvc} processes (Server MVC)
  * on one real Redis, the honest crowd plus one client at 20 × its quota of 10 a second (bursts of 10) for 3 s. Its
  * checks must pass, and the counts behind them must be the bucket's: about 10 + 10 × 3 admitted of ~600 sent, shared
- * by both instances through Redis, and every admitted request, nothing else, at the upstream. Needs
+ * by both instances through Redis (more only by the allowance of an instance that measurably decided from its fallback
+ * share meanwhile, see {@link FallbackAllowance}), and every admitted request, nothing else, at the upstream. Needs
  * sample-gateway-mvc/target/sample-gateway-mvc.jar (the reactor packages it first).
  */
 class MvcNoisyStoryTest {
 
     private static final Pattern ADMITTED = Pattern.compile("(\\d+) admitted, (\\d+) refused in \\S+ s of (\\d+) sent");
     private static final Pattern AT_UPSTREAM = Pattern.compile("(\\d+) at upstream, (\\d+) admitted");
+    /** In the admitted check's bound when an instance decided from its fallback share (absent when none did). */
+    private static final Pattern FALLBACK = Pattern.compile("\\+ (\\d+(?:\\.\\d+)?) decided from the fallback share");
     private static final Pattern HONEST = Pattern.compile("of (\\d+) \\(429: (\\d+), 503: (\\d+), failed: (\\d+)\\)");
 
     @Test
@@ -46,10 +49,15 @@ class MvcNoisyStoryTest {
         assertThat(sent).as("noisy requests sent (open loop, %s offered)", offered).isBetween((long) (0.9 * offered),
                 (long) offered + 1);
         // one bucket in Redis for both instances: its burst plus 3 s of refill (and what refills while the last
-        // answers come in), not twice that as two instances' own buckets would admit, nor nothing
+        // answers come in), not twice that as two instances' own buckets would admit, nor nothing; more only by what
+        // the run measured and said in the check's bound: an instance that could not ask the store in time (a GC
+        // pause on this shared machine) decided from its own fallback share meanwhile
         long bucket = limits.quota() + (long) limits.quota() * limits.seconds();
-        assertThat(admitted).as("admitted of %s sent", sent).isBetween(bucket - limits.quota(),
-                bucket + limits.quota());
+        String admittedBound = check(noisy, "noisy client admitted vs quota").bound();
+        Matcher fallback = FALLBACK.matcher(admittedBound);
+        long allowance = fallback.find() ? (long) Math.ceil(Double.parseDouble(fallback.group(1))) : 0;
+        assertThat(admitted).as("admitted of %s sent (bound %s)", sent, admittedBound).isBetween(
+                bucket - limits.quota(), bucket + limits.quota() + allowance);
         assertThat(refused).as("refused (429)").isGreaterThanOrEqualTo(sent - admitted - sent / 100)
                 .isLessThanOrEqualTo(sent - admitted);
 
@@ -64,9 +72,13 @@ class MvcNoisyStoryTest {
         assertThat(Long.parseLong(honest.group(2))).as("honest clients refused").isZero();
     }
 
-    private static Matcher measured(Result result, String requirement, Pattern pattern) {
-        Check check = result.checks().stream().filter(c -> c.requirement().startsWith(requirement)).findFirst()
+    private static Check check(Result result, String requirement) {
+        return result.checks().stream().filter(c -> c.requirement().startsWith(requirement)).findFirst()
                 .orElseThrow(() -> new AssertionError("no check " + requirement + " in " + result.checks()));
+    }
+
+    private static Matcher measured(Result result, String requirement, Pattern pattern) {
+        Check check = check(result, requirement);
         Matcher matcher = pattern.matcher(check.measured());
         assertThat(matcher.find()).as("%s measured %s", requirement, check.measured()).isTrue();
         return matcher;
