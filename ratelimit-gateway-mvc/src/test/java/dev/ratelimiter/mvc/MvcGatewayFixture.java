@@ -1,5 +1,7 @@
 package dev.ratelimiter.mvc;
 
+import java.time.Duration;
+
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -47,7 +49,25 @@ final class MvcGatewayFixture implements BeforeAllCallback, AfterAllCallback, Be
         if (redis.server().isRunning()) {
             redis.command("FLUSHALL");
         }
+        awaitUpstreamIdle();
         upstream.reset();
+    }
+
+    /**
+     * Calls an earlier test left in progress (a slow upstream behind a timeout) finish first, at most 15 s: counted
+     * after the reset, they would be the next test's.
+     */
+    private void awaitUpstreamIdle() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (upstream.inFlight() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     @Override

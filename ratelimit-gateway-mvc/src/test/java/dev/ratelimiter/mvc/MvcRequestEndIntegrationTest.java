@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -136,14 +135,6 @@ class MvcRequestEndIntegrationTest {
         registry.add("ratelimit.shedding.upstreams.slowone.max-in-flight", () -> "2");
     }
 
-    /** The upstream calls a test started are over before the next test counts its own. */
-    @AfterEach
-    void upstreamIdle() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (upstream.inFlight() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-    }
 
     /**
      * A concurrency rule promises at most 2 of a client's requests in progress at the upstream. Each request times
