@@ -50,8 +50,9 @@ final class LimiterConnectionConfiguration {
     RateLimitRedis rateLimitRedis(RateLimitProperties properties, LettuceConnectionFactory connectionFactory,
             LimiterConnection connection, RedisKeys keys) {
         boolean cluster = connectionFactory.isClusterAware();
-        RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster);
         StoreProperties settings = properties.getStore();
+        RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster, settings.getTimeout(),
+                settings.effectiveMaxWait());
         boolean auto = settings.getType() == StoreProperties.StoreType.AUTO;
         RedisWarmup.atStartup(store, connection, settings.getStartupProbeTimeout(), auto);
         return new RateLimitRedis(store, keys, cluster, auto);

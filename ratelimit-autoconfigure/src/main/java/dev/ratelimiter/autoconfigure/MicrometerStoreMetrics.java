@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.FallbackReason;
 import dev.ratelimiter.core.StoreMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -14,13 +15,14 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * Store health in Micrometer: {@code ratelimit.store.calls} (timer, by outcome: success, error, timeout,
- * rejected), {@code ratelimit.fallback.decisions} (by failure mode) and {@code ratelimit.fallback.time} (seconds
+ * rejected), {@code ratelimit.fallback.decisions} (by failure mode and reason: timeout, max-wait, breaker-open,
+ * not-connected, error, stale-shares) and {@code ratelimit.fallback.time} (seconds
  * spent deciding without the store, counted from the first fallback decision to the next successful store call).
  */
 final class MicrometerStoreMetrics implements StoreMetrics {
 
     private final Map<Outcome, Timer> calls = new EnumMap<>(Outcome.class);
-    private final Map<FailureMode, Counter> fallbacks = new EnumMap<>(FailureMode.class);
+    private final Map<FailureMode, Map<FallbackReason, Counter>> fallbacks = new EnumMap<>(FailureMode.class);
     private final AtomicLong fallbackSince = new AtomicLong();
     private final AtomicLong fallbackNanos = new AtomicLong();
 
@@ -30,9 +32,13 @@ final class MicrometerStoreMetrics implements StoreMetrics {
                     .tag("outcome", outcome.name().toLowerCase()).register(registry));
         }
         for (FailureMode mode : FailureMode.values()) {
-            fallbacks.put(mode, Counter.builder("ratelimit.fallback.decisions")
-                    .description("Rules decided without the store, by failure mode")
-                    .tag("mode", mode.name().toLowerCase()).register(registry));
+            Map<FallbackReason, Counter> byReason = new EnumMap<>(FallbackReason.class);
+            for (FallbackReason reason : FallbackReason.values()) {
+                byReason.put(reason, Counter.builder("ratelimit.fallback.decisions")
+                        .description("Rules decided without the store, by failure mode and why the store could not")
+                        .tag("mode", mode.name().toLowerCase()).tag("reason", reason.label()).register(registry));
+            }
+            fallbacks.put(mode, byReason);
         }
         FunctionCounter.builder("ratelimit.fallback.time", this, MicrometerStoreMetrics::fallbackSeconds)
                 .description("Seconds spent deciding without the store").baseUnit("seconds").register(registry);
@@ -50,8 +56,8 @@ final class MicrometerStoreMetrics implements StoreMetrics {
     }
 
     @Override
-    public void fallbackDecision(FailureMode mode) {
-        fallbacks.get(mode).increment();
+    public void fallbackDecision(FailureMode mode, FallbackReason reason) {
+        fallbacks.get(mode).get(reason).increment();
         fallbackSince.compareAndSet(0, System.nanoTime());
     }
 

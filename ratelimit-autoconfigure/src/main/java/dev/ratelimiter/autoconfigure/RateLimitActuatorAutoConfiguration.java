@@ -89,7 +89,7 @@ public final class RateLimitActuatorAutoConfiguration {
         @Bean
         @ConditionalOnBean(RateLimitStore.class)
         MeterBinder rateLimitBreakerMetrics(ObjectProvider<StoreStack> stack, ObjectProvider<RateLimitStore> store) {
-            return new StoreBreakerGauge(() -> StoreParts.failSafe(stack, store));
+            return new StoreGauges(() -> StoreParts.failSafe(stack, store));
         }
 
         @Bean

@@ -10,6 +10,7 @@ import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.PermitRenewal;
+import dev.ratelimiter.redis.RedisFallbackCharges;
 import dev.ratelimiter.redis.RedisSettleClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -43,6 +44,10 @@ final class RedisStoreStackConfiguration {
                 .liveInstances(instances)
                 .metrics(metrics.getIfAvailable(() -> StoreMetrics.NONE))
                 .timeout(settings.getTimeout())
+                // the Redis store times each call from its send itself; this is the backstop over everything
+                .maxWait(settings.effectiveMaxWait())
+                .fallbackCharges(new RedisFallbackCharges(connection, redis.keys(), redis.cluster()))
+                .fallbackShareFactor(settings.getFallbackShareFactor())
                 .settleInterval(settings.getSettleInterval())
                 .localMaxKeys(settings.getLocalMaxKeys())
                 .denialCache(settings.isDenialCache());

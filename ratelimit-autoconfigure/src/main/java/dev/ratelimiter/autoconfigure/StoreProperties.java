@@ -2,6 +2,8 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Duration;
 
+import dev.ratelimiter.core.StoreStack;
+
 /** Where buckets live ({@code ratelimit.store}): the store, its timeout and breaker, local mode's settle interval. */
 public class StoreProperties {
 
@@ -11,9 +13,26 @@ public class StoreProperties {
     private StoreType type = StoreType.AUTO;
 
     /**
-     * Longest a decision waits for Redis before deciding by each rule's failure mode instead. Never retried.
+     * Longest Redis may take to answer a decision, counted from the moment its call is sent, on the thread that reads
+     * the answer: a busy gateway waits for an answer already on its way rather than deciding without Redis. Past it,
+     * each rule decides by its failure mode. Never retried.
      */
     private Duration timeout = Duration.ofMillis(5);
+
+    /**
+     * Longest a decision waits for Redis in all, from the moment the limiter asks: the backstop for a call that could
+     * not be sent (a connection opening) and for a gateway too busy to read its answer. At least the timeout; unset,
+     * the timeout plus 100 ms.
+     */
+    private Duration maxWait;
+
+    /**
+     * Each instance's share of a limit while Redis cannot answer: limit divided by the live instances, times this.
+     * 1 holds an evenly spread client to its limit but refuses a client reaching one instance early; 2 (the default)
+     * lets such a client have twice its share and an evenly spread one up to twice its limit. Either way what the
+     * fallback admits is charged to Redis when it answers again.
+     */
+    private double fallbackShareFactor = 2.0;
 
     /**
      * Longest the start-up check waits for Redis: one decision that opens the connection and loads the script.
@@ -62,6 +81,27 @@ public class StoreProperties {
      * usual size; the Helm chart sets it to its replica count.
      */
     private int expectedInstances = 1;
+
+    public Duration getMaxWait() {
+        return maxWait;
+    }
+
+    /** {@link #getMaxWait()}, or the timeout plus {@link StoreStack#DEFAULT_QUEUE_ALLOWANCE} when it is not set. */
+    public Duration effectiveMaxWait() {
+        return maxWait != null ? maxWait : timeout.plus(StoreStack.DEFAULT_QUEUE_ALLOWANCE);
+    }
+
+    public void setMaxWait(Duration maxWait) {
+        this.maxWait = maxWait;
+    }
+
+    public double getFallbackShareFactor() {
+        return fallbackShareFactor;
+    }
+
+    public void setFallbackShareFactor(double fallbackShareFactor) {
+        this.fallbackShareFactor = fallbackShareFactor;
+    }
 
     public int getExpectedInstances() {
         return expectedInstances;

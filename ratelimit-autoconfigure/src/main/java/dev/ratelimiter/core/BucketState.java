@@ -27,6 +27,23 @@ abstract sealed class BucketState {
     /** Spends what {@link #preview} allowed. */
     abstract void commit(Preview preview);
 
+    /**
+     * Continues from what the shared store reported: {@code level} tokens of {@code limit} left (a token bucket), or
+     * {@code level} requests' room left in the window (a sliding window), as of {@code nowNanos}. What this bucket
+     * spends from here on is what {@link #owed} reports. A concurrency bucket ignores it (its permits are its own).
+     */
+    void follow(Limit limit, double level, long nowNanos) {
+    }
+
+    /**
+     * Tokens of the shared bucket this bucket spent since it last {@linkplain #follow followed} the store (or since it
+     * was made) beyond what the store refilled meanwhile: what the store must be charged for it to be where it would
+     * be had it decided these requests itself. Afterwards the bucket counts afresh from its present level.
+     */
+    double settleOwed(Limit limit, long nowNanos) {
+        return 0;
+    }
+
     static BucketState create(Limit limit, long nowNanos) {
         BucketState state = limit instanceof TokenBucketLimit bucket ? new TokenBucket(bucket, nowNanos)
                 : limit instanceof SlidingWindowLimit ? new SlidingWindow() : new Concurrency();
@@ -48,6 +65,9 @@ abstract sealed class BucketState {
 
         private double tokens;
         private long lastRefillNanos;
+        /** The level it started from, and when: had it spent nothing since, it would hold that plus the refill. */
+        private double startTokens;
+        private long startNanos;
 
         @Override
         boolean fits(Limit limit) {
@@ -57,13 +77,41 @@ abstract sealed class BucketState {
         TokenBucket(TokenBucketLimit limit, long nowNanos) {
             this.tokens = limit.capacity();
             this.lastRefillNanos = nowNanos;
+            this.startTokens = tokens;
+            this.startNanos = nowNanos;
+        }
+
+        @Override
+        void follow(Limit limit, double level, long nowNanos) {
+            tokens = Math.max(0, Math.min(((TokenBucketLimit) limit).capacity(), level));
+            lastRefillNanos = nowNanos;
+            startTokens = tokens;
+            startNanos = nowNanos;
+        }
+
+        @Override
+        double settleOwed(Limit limit, long nowNanos) {
+            TokenBucketLimit bucket = (TokenBucketLimit) limit;
+            double level = levelAt(bucket, nowNanos);
+            double untouched = Math.min(bucket.capacity(),
+                    startTokens + Math.max(0, nowNanos - startNanos) * bucket.tokensPerSecond() / 1e9);
+            tokens = level;
+            lastRefillNanos = Math.max(lastRefillNanos, nowNanos);
+            startTokens = level;
+            startNanos = lastRefillNanos;
+            return Math.max(0, untouched - level);
+        }
+
+        private double levelAt(TokenBucketLimit bucket, long nowNanos) {
+            return Math.min(bucket.capacity(),
+                    tokens + Math.max(0, nowNanos - lastRefillNanos) * bucket.tokensPerSecond() / 1e9);
         }
 
         @Override
         Preview preview(Limit limit, int cost, long nowNanos) {
             TokenBucketLimit bucket = (TokenBucketLimit) limit;
             double perNano = bucket.tokensPerSecond() / 1e9;
-            double available = Math.min(bucket.capacity(), tokens + Math.max(0, nowNanos - lastRefillNanos) * perNano);
+            double available = levelAt(bucket, nowNanos);
             boolean allowed = available >= cost;
             double after = allowed ? available - cost : available;
             Duration retry = allowed ? Duration.ZERO : Duration.ofNanos((long) Math.ceil((cost - available) / perNano));
@@ -81,13 +129,32 @@ abstract sealed class BucketState {
     static final class SlidingWindow extends BucketState {
 
         private long windowIndex = Long.MIN_VALUE;
+        private double current;
+        private double previous;
+        /** Requests' cost counted since it last followed the store (or was made). */
+        private double spentSinceStart;
 
         @Override
         boolean fits(Limit limit) {
             return limit instanceof SlidingWindowLimit;
         }
-        private double current;
-        private double previous;
+
+        @Override
+        void follow(Limit limit, double level, long nowNanos) {
+            SlidingWindowLimit window = (SlidingWindowLimit) limit;
+            // The store's estimate, all counted in this window: the room left is the same, and it only grows from here.
+            windowIndex = Math.floorDiv(nowNanos, window.window().toNanos());
+            current = Math.max(0, window.limit() - Math.max(0, level));
+            previous = 0;
+            spentSinceStart = 0;
+        }
+
+        @Override
+        double settleOwed(Limit limit, long nowNanos) {
+            double owed = spentSinceStart;
+            spentSinceStart = 0;
+            return owed;
+        }
 
         @Override
         Preview preview(Limit limit, int cost, long nowNanos) {
@@ -126,6 +193,7 @@ abstract sealed class BucketState {
 
         @Override
         void commit(Preview preview) {
+            spentSinceStart += preview.newValue() - (windowIndex == preview.stamp() ? current : 0);
             windowIndex = preview.stamp();
             current = preview.newValue();
             previous = preview.previous();

@@ -1,9 +1,13 @@
 package dev.ratelimiter.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -13,17 +17,22 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * Asks the shared store, but never waits for it longer than {@code timeout}, never retries, and stops asking while
- * a circuit breaker is open. When the store cannot answer, each rule is decided by its failure mode:
+ * Asks the shared store, but never waits for it longer than {@code maxWait}, never retries, and stops asking while
+ * a circuit breaker is open. When the store cannot answer, each rule is decided by its failure mode
+ * ({@link WithoutStore}):
  * <ul>
- * <li>{@link FailureMode#LOCAL}: from this instance's own bucket, holding the rule's fair share doubled —
- * limit ÷ live instances × 2, never more than the limit itself. A client spread evenly over N instances then gets
- * at most min(N, 2) × its limit while the store is gone; a client landing unevenly may be refused early.</li>
+ * <li>{@link FailureMode#LOCAL}: from this instance's own bucket, holding its share of the limit and continuing from
+ * what the store last reported for it; what it admits is charged to the store when it answers again.</li>
  * <li>{@link FailureMode#OPEN}: allowed, and counted.</li>
  * <li>{@link FailureMode#CLOSED}: the request is refused with 503 (for login, password reset, one-time codes).</li>
  * </ul>
  * A limiter that waits politely on a sick store turns a storage problem into a gateway outage; one that decides
  * locally stays approximately right and fully available.
+ *
+ * <p>The store's own timeout is the store's business: the Redis store counts it from the moment its call is written,
+ * on the thread that reads the answer, so that a busy gateway waits for an answer already on its way (see
+ * {@code WireTimedCommand}) and fails the call with a {@link StoreTimeoutException} only when Redis is silent.
+ * {@code maxWait} here is the backstop over everything: a call that could not even be sent, the gateway's own queues.
  */
 public final class FailSafeStore implements RateLimitStore {
 
@@ -31,49 +40,61 @@ public final class FailSafeStore implements RateLimitStore {
     private static final long WARN_EVERY_NANOS = Duration.ofSeconds(30).toNanos();
 
     private final RateLimitStore store;
-    private final Duration timeout;
+    private final Duration maxWait;
     private final StoreBreaker breaker;
     private final StoreMetrics metrics;
     private final WithoutStore withoutStore;
+    private final FallbackCharges charges;
     private final LongSupplier nanoClock;
     private final AtomicLong lastWarning;
     private final AtomicLong fallbackDecisions = new AtomicLong();
-    private final Mono<Verdict> timedOut;
+    private final RecentFallbacks recent;
+    private final AtomicBoolean owing = new AtomicBoolean();
+    /** When the last timeout the breaker counted was noticed. */
+    private final AtomicLong lastCountedStall;
+    private final AtomicBoolean charging = new AtomicBoolean();
+    private final Queue<FallbackCharges.Charge> unsent = new ConcurrentLinkedQueue<>();
+    private final Mono<Verdict> waitedTooLong;
 
     /**
      * @param store the shared store asked first
      * @param withoutStore decides when the store cannot (its closed rules' Retry-After usually follows the breaker:
      * {@link WithoutStore#untilBreakerRetries})
-     * @param timeout the longest a store call may take
+     * @param maxWait the longest a decision waits for the store, whatever the reason
      * @param breaker stops store calls while the store keeps failing
      * @param metrics told of every store call
+     * @param charges where what the fallback admitted is charged when the store answers again
      * @param nanoClock {@link System#nanoTime} but in tests: times the store calls and spaces the warnings
      */
-    public FailSafeStore(RateLimitStore store, WithoutStore withoutStore, Duration timeout, StoreBreaker breaker,
-            StoreMetrics metrics, LongSupplier nanoClock) {
-        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
-            throw new IllegalArgumentException("store timeout must be positive, but was " + timeout);
+    public FailSafeStore(RateLimitStore store, WithoutStore withoutStore, Duration maxWait, StoreBreaker breaker,
+            StoreMetrics metrics, FallbackCharges charges, LongSupplier nanoClock) {
+        if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
+            throw new IllegalArgumentException("the longest wait for the store must be positive, but was " + maxWait);
         }
         this.store = store;
-        this.timeout = timeout;
+        this.maxWait = maxWait;
         this.breaker = breaker;
         this.metrics = metrics;
         this.withoutStore = withoutStore;
+        this.charges = charges;
         this.nanoClock = nanoClock;
         this.lastWarning = new AtomicLong(nanoClock.getAsLong() - WARN_EVERY_NANOS);
-        String message = "no answer within " + timeout;
-        this.timedOut = Mono.error(() -> new StoreTimeoutException(message));
+        this.lastCountedStall = new AtomicLong(nanoClock.getAsLong() - 1);
+        this.recent = new RecentFallbacks(nanoClock);
+        String message = "no answer within " + maxWait;
+        this.waitedTooLong = Mono.error(() -> new MaxWaitException(message));
     }
 
-    /**
-     * The store did not answer within the timeout. Made without a stack trace, instead of Reactor's own
-     * {@link TimeoutException} with its message formatted and its stack filled in: an overloaded gateway makes
-     * thousands a second, and each cost more CPU than the decision it stands for: more overload, more timeouts (at
-     * saturation on 2 cores, 27–35 % of exact decisions timed out with it, about 13 % without; see the operator notes).
-     */
-    static final class StoreTimeoutException extends TimeoutException {
+    /** Charges nothing back (a store whose buckets no other instance shares). */
+    public FailSafeStore(RateLimitStore store, WithoutStore withoutStore, Duration maxWait, StoreBreaker breaker,
+            StoreMetrics metrics, LongSupplier nanoClock) {
+        this(store, withoutStore, maxWait, breaker, metrics, FallbackCharges.NONE, nanoClock);
+    }
 
-        StoreTimeoutException(String message) {
+    /** Nothing came within the longest wait: the call may not even have left. */
+    static final class MaxWaitException extends TimeoutException {
+
+        MaxWaitException(String message) {
             super(message);
         }
 
@@ -89,31 +110,114 @@ public final class FailSafeStore implements RateLimitStore {
             Scheduler timer = context.getOrDefault(RateLimitStore.TIMER_SCHEDULER, Background.scheduler());
             if (!breaker.tryAcquirePermission()) {
                 metrics.storeCall(StoreMetrics.Outcome.REJECTED, Duration.ZERO);
-                return Mono.fromSupplier(() -> decideWithoutStore(checks, null));
+                return Mono.fromSupplier(() -> decideWithoutStore(checks, FallbackReason.BREAKER_OPEN, null));
             }
             long start = nanoClock.getAsLong();
             return Mono.defer(() -> store.evaluate(checks))
-                    .timeout(timeout, timedOut, timer)
+                    .timeout(maxWait, waitedTooLong, timer)
                     .doOnNext(verdict -> {
                         breaker.onSuccess();
                         Duration took = Duration.ofNanos(nanoClock.getAsLong() - start);
                         metrics.storeCall(StoreMetrics.Outcome.SUCCESS, took);
+                        answered(verdict);
                     })
                     .doOnCancel(breaker::releasePermission)
                     .onErrorResume(failure -> {
-                        long elapsed = nanoClock.getAsLong() - start;
-                        breaker.onError();
-                        metrics.storeCall(failure instanceof TimeoutException ? StoreMetrics.Outcome.TIMEOUT
-                                : StoreMetrics.Outcome.ERROR, Duration.ofNanos(elapsed));
-                        return Mono.fromSupplier(() -> decideWithoutStore(checks, failure));
+                        long now = nanoClock.getAsLong();
+                        long elapsed = now - start;
+                        FallbackReason reason = reasonOf(failure);
+                        recordFailure(reason, start, now);
+                        metrics.storeCall(reason == FallbackReason.TIMEOUT || reason == FallbackReason.MAX_WAIT
+                                ? StoreMetrics.Outcome.TIMEOUT : StoreMetrics.Outcome.ERROR, Duration.ofNanos(elapsed));
+                        return Mono.fromSupplier(() -> decideWithoutStore(checks, reason, failure));
                     });
         });
     }
 
-    private Verdict decideWithoutStore(List<Check> checks, Throwable failure) {
+    /**
+     * Tells the breaker of a failed call — once per stall: calls that were already waiting when an earlier timeout
+     * was counted failed with it, in the same silence of the store, and counting each would let one pause of a few
+     * milliseconds (a garbage collection in Redis, a busy machine) open the breaker for its whole wait, when the store
+     * answers again at once. A store that stays silent still opens it: every call made after a counted timeout that
+     * times out is counted, so it opens after about minimum-number-of-calls timeouts in a row.
+     */
+    private void recordFailure(FallbackReason reason, long start, long now) {
+        boolean stall = reason == FallbackReason.TIMEOUT || reason == FallbackReason.MAX_WAIT;
+        if (!stall || breaker.state() != StoreBreaker.State.CLOSED) {
+            breaker.onError();
+            return;
+        }
+        long counted = lastCountedStall.get();
+        if (start - counted < 0) {
+            return; // in flight when that stall was counted: the same silence
+        }
+        breaker.onError();
+        lastCountedStall.accumulateAndGet(now, (a, b) -> b - a > 0 ? b : a);
+    }
+
+    private static FallbackReason reasonOf(Throwable failure) {
+        if (failure instanceof MaxWaitException) {
+            return FallbackReason.MAX_WAIT;
+        }
+        if (failure instanceof TimeoutException || failure.getCause() instanceof TimeoutException) {
+            return FallbackReason.TIMEOUT;
+        }
+        if (failure instanceof StoreNotConnectedException
+                || failure.getCause() instanceof StoreNotConnectedException) {
+            return FallbackReason.NOT_CONNECTED;
+        }
+        return FallbackReason.ERROR;
+    }
+
+    /** The store answered: the fallback's buckets follow it, and what they owe it is charged once it is back. */
+    private void answered(Verdict verdict) {
+        recent.record(null);
+        withoutStore.follow(verdict);
+        if (owing.get() && owing.compareAndSet(true, false)) {
+            chargeOwed();
+        }
+    }
+
+    private Verdict decideWithoutStore(List<Check> checks, FallbackReason reason, Throwable failure) {
         fallbackDecisions.incrementAndGet();
-        warnOccasionally(failure);
-        return withoutStore.decide(checks);
+        recent.record(reason);
+        owing.set(true);
+        warnOccasionally(reason, failure);
+        return withoutStore.decide(checks, reason);
+    }
+
+    /**
+     * Sends what the fallback owes, on the background thread, one charge at a time in flight; charges that were not
+     * sent wait for the next time the store answers.
+     */
+    private void chargeOwed() {
+        List<FallbackCharges.Charge> owed = withoutStore.drainOwed();
+        unsent.addAll(owed);
+        if (unsent.isEmpty() || !charging.compareAndSet(false, true)) {
+            if (!unsent.isEmpty()) {
+                owing.set(true);
+            }
+            return;
+        }
+        List<FallbackCharges.Charge> batch = new ArrayList<>();
+        for (FallbackCharges.Charge charge = unsent.poll(); charge != null; charge = unsent.poll()) {
+            batch.add(charge);
+        }
+        Mono.defer(() -> charges.charge(batch))
+                .subscribeOn(Background.scheduler())
+                .doOnError(failure -> {
+                    if (failure instanceof FallbackCharges.NotSentException) {
+                        unsent.addAll(batch);
+                        owing.set(true);
+                    }
+                    else {
+                        logger.debug("Charging Redis for {} buckets decided without it may not have applied", batch.size(),
+                                failure);
+                    }
+                })
+                .doFinally(signal -> charging.set(false))
+                .onErrorResume(failure -> Mono.empty())
+                .subscribe();
     }
 
     @Override
@@ -126,18 +230,23 @@ public final class FailSafeStore implements RateLimitStore {
         return fallbackDecisions.get();
     }
 
+    /** The last minute's decisions, how many were made without the store, and why the last such one was. */
+    public RecentFallbacks.Window lastMinute() {
+        return recent.lastMinute();
+    }
+
     public StoreBreaker breaker() {
         return breaker;
     }
 
-    private void warnOccasionally(Throwable failure) {
+    private void warnOccasionally(FallbackReason reason, Throwable failure) {
         long now = nanoClock.getAsLong();
         long last = lastWarning.get();
         if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) {
-            String reason = failure == null ? "circuit breaker " + breaker.name() + " is " + breaker.state()
-                    : failure instanceof TimeoutException ? "no answer within " + timeout : failure.toString();
+            String why = failure == null ? "circuit breaker " + breaker.name() + " is " + breaker.state()
+                    : reason.label() + ": " + failure.getMessage();
             logger.warn("Rate-limit store unavailable ({}); deciding by each rule's failure mode until it answers "
-                    + "again ({} decisions so far, {} live instances)", reason, fallbackDecisions.get(),
+                    + "again ({} decisions so far, {} live instances)", why, fallbackDecisions.get(),
                     withoutStore.liveInstances());
         }
     }

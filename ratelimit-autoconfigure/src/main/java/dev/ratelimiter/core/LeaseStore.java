@@ -67,7 +67,7 @@ public final class LeaseStore {
     public Verdict decide(List<Check> checks) {
         long now = nanoClock.getAsLong();
         if (now - lastSettledNanos > interval.toNanos() * 3) {
-            return withoutStore.decide(checks);
+            return withoutStore.decide(checks, FallbackReason.STALE_SHARES);
         }
         if (checks.size() == 1) {
             // The common request (one rule applies): one monitor, nothing to order, one outcome.

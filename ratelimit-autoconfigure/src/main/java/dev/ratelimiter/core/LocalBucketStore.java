@@ -67,6 +67,36 @@ public final class LocalBucketStore implements RateLimitStore {
         return verdict;
     }
 
+    /**
+     * Continues the bucket of {@code check} from what the shared store reported for it: {@code level} tokens (a token
+     * bucket) or requests' room (a sliding window) of the check's limit left now. Returns what the bucket owed the
+     * store until then (see {@link #settleOwed}), so that nothing it spent on its own is forgotten.
+     */
+    public double follow(Check check, double level) {
+        long now = nanoClock.getAsLong();
+        BucketState state = stateFor(check, now);
+        Limit limit = check.rule().limit();
+        synchronized (state) {
+            double owed = state.settleOwed(limit, now);
+            state.follow(limit, level, now);
+            return owed;
+        }
+    }
+
+    /**
+     * Tokens the bucket of {@code check} spent on its own since it last followed the store (or was made), beyond what
+     * the store refilled meanwhile; counted once: the bucket counts afresh from here. 0 for a bucket not held.
+     */
+    public double settleOwed(Check check) {
+        BucketState state = buckets.getIfPresent(check.bucket());
+        if (state == null || !state.fits(check.rule().limit())) {
+            return 0;
+        }
+        synchronized (state) {
+            return state.settleOwed(check.rule().limit(), nanoClock.getAsLong());
+        }
+    }
+
     /** Gives back the permits of these concurrency checks; those not held are ignored. */
     public void releaseNow(List<Check> permits) {
         for (Check check : permits) {

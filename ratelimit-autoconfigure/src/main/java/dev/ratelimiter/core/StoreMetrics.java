@@ -25,7 +25,7 @@ public interface StoreMetrics {
     default void storeCall(Outcome outcome, Duration latency) {
     }
 
-    /** One rule decided without the store, by its failure mode. */
-    default void fallbackDecision(FailureMode mode) {
+    /** One rule decided without the store, by its failure mode, and why the store could not decide it. */
+    default void fallbackDecision(FailureMode mode, FallbackReason reason) {
     }
 }

@@ -21,8 +21,17 @@ import java.util.function.LongSupplier;
  */
 public final class StoreStack {
 
-    /** The longest an exact decision waits for the shared store. */
+    /** The longest the shared store may take to answer an exact decision once its call is sent. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(5);
+
+    /**
+     * What an exact decision may wait for the shared store beyond its timeout when the store times its own calls (see
+     * {@link Builder#maxWait}): the gateway's own queues, a call that could not be sent at once.
+     */
+    public static final Duration DEFAULT_QUEUE_ALLOWANCE = Duration.ofMillis(100);
+
+    /** The longest an exact decision waits for the shared store in all, by default: timeout and queue allowance. */
+    public static final Duration DEFAULT_MAX_WAIT = DEFAULT_TIMEOUT.plus(DEFAULT_QUEUE_ALLOWANCE);
 
     /** How often local-mode shares are settled with the shared store. */
     public static final Duration DEFAULT_SETTLE_INTERVAL = Duration.ofMillis(100);
@@ -46,13 +55,14 @@ public final class StoreStack {
         StoreBreaker breaker = builder.breaker != null ? builder.breaker
                 : new StoreBreaker(DEFAULT_BREAKER_NAME, StoreBreaker.Settings.DEFAULTS, clock);
         WithoutStore exactFallback = new WithoutStore(new LocalBucketStore(maxKeys, clock), builder.instances,
-                builder.metrics, WithoutStore.untilBreakerRetries(breaker));
-        this.failSafe = new FailSafeStore(builder.sharedStore, exactFallback, builder.timeout, breaker,
-                builder.metrics, clock);
+                builder.metrics, WithoutStore.untilBreakerRetries(breaker), builder.fallbackShareFactor);
+        Duration maxWait = builder.maxWait != null ? builder.maxWait : builder.timeout;
+        this.failSafe = new FailSafeStore(builder.sharedStore, exactFallback, maxWait, breaker, builder.metrics,
+                builder.fallbackCharges, clock);
         this.denialCache = builder.denialCache ? new DenialCache(failSafe, maxKeys, clock) : null;
         // Local mode knows no breaker: a closed rule's refusal asks for the shortest wait.
         WithoutStore localFallback = new WithoutStore(new LocalBucketStore(maxKeys, clock), builder.instances,
-                builder.metrics, () -> WithoutStore.SHORTEST_RETRY_AFTER);
+                builder.metrics, () -> WithoutStore.SHORTEST_RETRY_AFTER, builder.fallbackShareFactor);
         this.leases = new LeaseStore(builder.settleClient, localFallback, builder.instances, builder.settleInterval,
                 maxKeys, clock);
         RateLimitStore shared = new ModeRoutingStore(denialCache != null ? denialCache : failSafe, leases);
@@ -109,6 +119,9 @@ public final class StoreStack {
         private LiveInstances instances = LiveInstances.SINGLE;
         private StoreMetrics metrics = StoreMetrics.NONE;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private Duration maxWait;
+        private FallbackCharges fallbackCharges = FallbackCharges.NONE;
+        private double fallbackShareFactor = WithoutStore.DEFAULT_SHARE_FACTOR;
         private Duration settleInterval = DEFAULT_SETTLE_INTERVAL;
         private long localMaxKeys = DEFAULT_LOCAL_MAX_KEYS;
         private boolean denialCache = true;
@@ -149,9 +162,38 @@ public final class StoreStack {
             return this;
         }
 
-        /** The longest an exact decision waits for the shared store; default {@link #DEFAULT_TIMEOUT}. */
+        /**
+         * The longest an exact decision waits for the shared store; default {@link #DEFAULT_TIMEOUT}. A store that
+         * times its own calls (the Redis store counts from the moment a call is sent) is given its timeout itself and
+         * {@link #maxWait} here.
+         */
         public Builder timeout(Duration timeout) {
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * The longest an exact decision waits for the shared store in all, for a shared store that applies its own
+         * timeout to each call once sent: the backstop for a call that cannot be sent, or a gateway too busy to read
+         * its answer. Default: the {@link #timeout}, for a store that does not time itself.
+         */
+        public Builder maxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+            return this;
+        }
+
+        /** Where the exact fallback's admissions are charged when the shared store answers again; default none. */
+        public Builder fallbackCharges(FallbackCharges fallbackCharges) {
+            this.fallbackCharges = fallbackCharges;
+            return this;
+        }
+
+        /**
+         * Each instance's fallback share: limit ÷ live instances × this; default
+         * {@link WithoutStore#DEFAULT_SHARE_FACTOR}.
+         */
+        public Builder fallbackShareFactor(double fallbackShareFactor) {
+            this.fallbackShareFactor = fallbackShareFactor;
             return this;
         }
 
@@ -200,6 +242,12 @@ public final class StoreStack {
             require(metrics != null, "store metrics: give StoreMetrics.NONE for none");
             require(nanoClock != null, "a clock: give System::nanoTime");
             require(positive(timeout), "a positive store timeout, but it was " + timeout);
+            require(maxWait == null || positive(maxWait) && maxWait.compareTo(timeout) >= 0,
+                    "a longest wait at least as long as the store timeout (" + timeout + "), but it was " + maxWait);
+            require(fallbackCharges != null, "somewhere to charge the fallback's admissions: give FallbackCharges.NONE "
+                    + "for none");
+            require(fallbackShareFactor >= 1, "a fallback share factor of at least 1, but it was "
+                    + fallbackShareFactor);
             require(positive(settleInterval), "a positive settle interval, but it was " + settleInterval);
             require(localMaxKeys >= 1, "room for at least one local bucket, but localMaxKeys was " + localMaxKeys);
             require(sharedAnswers == null || sharedName != null && !sharedName.isBlank(),

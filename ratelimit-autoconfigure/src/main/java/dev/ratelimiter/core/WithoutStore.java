@@ -2,16 +2,25 @@ package dev.ratelimiter.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
 /**
  * Decides checks when the shared store cannot: each rule by its failure mode. {@link FailureMode#LOCAL} rules from
- * this instance's own buckets holding the doubled fair share (limit ÷ live instances × 2, never more than the
- * limit), {@link FailureMode#OPEN} rules allow, and an enforced {@link FailureMode#CLOSED} rule refuses the request
- * (a 503, see {@link Verdict#unavailable}).
+ * this instance's own buckets holding its share of the limit (limit ÷ live instances × the share factor, never more
+ * than the limit), {@link FailureMode#OPEN} rules allow, and an enforced {@link FailureMode#CLOSED} rule refuses the
+ * request (a 503, see {@link Verdict#unavailable}).
+ *
+ * <p>The local buckets never start afresh when the store stops answering: each {@linkplain #follow follows} what the
+ * store last reported for its key (its share of the tokens left), so a switch to the fallback grants no new burst. What
+ * they spend on their own beyond what the store refilled meanwhile is {@linkplain #drainOwed owed} to the store and
+ * charged to it when it answers again, so that a store flapping between answering and not cannot add the fallback's
+ * admissions on top of its own: over any period, the store's bucket counts what the fallback admitted.
  */
 public final class WithoutStore {
 
@@ -21,25 +30,50 @@ public final class WithoutStore {
      */
     public static final Duration SHORTEST_RETRY_AFTER = Duration.ofSeconds(1);
 
+    /**
+     * Each instance's share of a limit in the fallback: limit ÷ live instances × this. 1 gives the whole fleet exactly
+     * the limit when a client's requests are spread evenly, and less when they are not (a client on one keep-alive
+     * connection reaches one instance); 2 lets such a client have up to twice its share of one instance, and an
+     * evenly spread client up to twice the limit while the store is gone (charged back when it answers).
+     */
+    public static final double DEFAULT_SHARE_FACTOR = 2.0;
+
+    /** Buckets remembered as owing the store at most: beyond, a bucket's spend is found when the store reports it. */
+    private static final int MAX_OWING = 100_000;
+
     private final LocalBucketStore buckets;
     private final LiveInstances instances;
     private final StoreMetrics metrics;
     private final Supplier<Duration> closedRetryAfter;
+    private final double shareFactor;
     private final Map<String, Rule[]> fairShares = new ConcurrentHashMap<>();
+    private final Map<BucketKey, Owing> spentAlone = new ConcurrentHashMap<>();
+    private final Queue<FallbackCharges.Charge> settled = new ConcurrentLinkedQueue<>();
     private volatile int sharesSizedFor;
 
     /**
      * @param buckets this instance's own buckets, for {@link FailureMode#LOCAL} rules
-     * @param instances how many instances share the limits (each holds its doubled fair share)
+     * @param instances how many instances share the limits (each holds its share)
      * @param metrics told of every decision made here
      * @param closedRetryAfter the Retry-After of a request a closed rule refuses
+     * @param shareFactor each instance's share is limit ÷ live instances × this (see {@link #DEFAULT_SHARE_FACTOR})
      */
     public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
-            Supplier<Duration> closedRetryAfter) {
+            Supplier<Duration> closedRetryAfter, double shareFactor) {
+        if (!(shareFactor >= 1)) {
+            throw new IllegalArgumentException("the fallback share factor must be at least 1, but was " + shareFactor);
+        }
         this.buckets = buckets;
         this.instances = instances;
         this.metrics = metrics;
         this.closedRetryAfter = closedRetryAfter;
+        this.shareFactor = shareFactor;
+    }
+
+    /** With the {@linkplain #DEFAULT_SHARE_FACTOR default share}. */
+    public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
+            Supplier<Duration> closedRetryAfter) {
+        this(buckets, instances, metrics, closedRetryAfter, DEFAULT_SHARE_FACTOR);
     }
 
     /**
@@ -53,7 +87,12 @@ public final class WithoutStore {
         };
     }
 
+    /** {@link #decide(List, FallbackReason)} for a store that answered nothing in time. */
     public Verdict decide(List<Check> checks) {
+        return decide(checks, FallbackReason.TIMEOUT);
+    }
+
+    public Verdict decide(List<Check> checks, FallbackReason reason) {
         List<RuleOutcome> refused = new ArrayList<>();
         for (Check check : checks) {
             if (check.rule().failureMode() == FailureMode.CLOSED && !check.shadow()) {
@@ -61,7 +100,7 @@ public final class WithoutStore {
             }
         }
         if (!refused.isEmpty()) {
-            refused.forEach(outcome -> metrics.fallbackDecision(FailureMode.CLOSED));
+            refused.forEach(outcome -> metrics.fallbackDecision(FailureMode.CLOSED, reason));
             return Verdict.unavailable(refused);
         }
         List<Check> local = new ArrayList<>();
@@ -70,14 +109,19 @@ public final class WithoutStore {
                 local.add(check.withRule(fairShare(check.rule(), check.cost())));
             }
         }
-        List<RuleOutcome> localOutcomes = local.isEmpty() ? List.of() : buckets.evaluateNow(local).outcomes();
+        Verdict localVerdict = local.isEmpty() ? null : buckets.evaluateNow(local);
         List<RuleOutcome> outcomes = new ArrayList<>(checks.size());
         int next = 0;
         for (Check check : checks) {
             FailureMode mode = check.rule().failureMode();
-            metrics.fallbackDecision(mode == FailureMode.CLOSED ? FailureMode.OPEN : mode);
+            metrics.fallbackDecision(mode == FailureMode.CLOSED ? FailureMode.OPEN : mode, reason);
             if (mode == FailureMode.LOCAL) {
-                outcomes.add(localOutcomes.get(next++));
+                RuleOutcome outcome = localVerdict.outcomes().get(next++);
+                if (localVerdict.allowed() && outcome.allowed() && !check.concurrency()
+                        && spentAlone.size() < MAX_OWING) {
+                    spentAlone.putIfAbsent(check.bucket(), new Owing(check, outcome.check()));
+                }
+                outcomes.add(outcome);
             }
             else {
                 // Open (or a closed rule in shadow): allowed, and the bucket is reported whole since nothing counted it.
@@ -87,14 +131,58 @@ public final class WithoutStore {
         return Verdict.evaluated(outcomes, Verdict.Source.FALLBACK);
     }
 
+    /**
+     * Continues this instance's buckets from what the store answered: each {@link FailureMode#LOCAL} rate check's
+     * bucket holds its share of what the store says is left. What a bucket spent on its own until then is kept to be
+     * {@linkplain #drainOwed charged}.
+     */
+    public void follow(Verdict verdict) {
+        if (verdict.source() != Verdict.Source.STORE) {
+            return;
+        }
+        for (RuleOutcome outcome : verdict.outcomes()) {
+            Check check = outcome.check();
+            Rule rule = check.rule();
+            if (rule.failureMode() != FailureMode.LOCAL || check.concurrency()) {
+                continue;
+            }
+            Rule share = fairShare(rule, check.cost());
+            double level = outcome.remaining() * ((double) share.limit().quota() / rule.limit().quota());
+            double owed = buckets.follow(share == rule ? check : check.withRule(share), level);
+            if (owed > 0) {
+                settled.add(new FallbackCharges.Charge(check, owed));
+            }
+        }
+    }
+
+    /**
+     * What this instance's buckets spent on their own since they last followed the store, beyond what the store
+     * refilled meanwhile: one charge per bucket, each counted once (the buckets count afresh from here).
+     */
+    public List<FallbackCharges.Charge> drainOwed() {
+        List<FallbackCharges.Charge> charges = new ArrayList<>();
+        for (FallbackCharges.Charge charge = settled.poll(); charge != null; charge = settled.poll()) {
+            charges.add(charge);
+        }
+        for (Iterator<Owing> owing = spentAlone.values().iterator(); owing.hasNext();) {
+            Owing bucket = owing.next();
+            owing.remove();
+            double owed = buckets.settleOwed(bucket.share);
+            if (owed > 0) {
+                charges.add(new FallbackCharges.Charge(bucket.check, owed));
+            }
+        }
+        return charges;
+    }
+
     public int liveInstances() {
         return Math.max(1, instances.count());
     }
 
     /**
-     * The rule with its limit cut to this instance's doubled fair share, cached until the instance count changes —
-     * but never below the request's cost: a share too small for one request would refuse every such request on every
-     * instance, so it holds one request's worth instead.
+     * The rule with its limit cut to this instance's share, cached until the instance count changes — but never below
+     * the request's cost: a share too small for one request would refuse every such request on every instance, so it
+     * holds one request's worth instead.
      */
     private Rule fairShare(Rule rule, int cost) {
         int count = liveInstances();
@@ -102,7 +190,7 @@ public final class WithoutStore {
             fairShares.clear();
             sharesSizedFor = count;
         }
-        double factor = Math.min(1.0, 2.0 / count);
+        double factor = Math.min(1.0, shareFactor / count);
         if (factor >= 1.0) {
             return rule;
         }
@@ -116,5 +204,9 @@ public final class WithoutStore {
             return rule.withLimit(rule.limit().scaled((double) cost / rule.limit().quota()));
         }
         return cached[1];
+    }
+
+    /** A bucket that spent on its own: the check as the request had it, and as this instance's share of it. */
+    private record Owing(Check check, Check share) {
     }
 }

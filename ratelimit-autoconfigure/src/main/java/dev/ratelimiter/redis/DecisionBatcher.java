@@ -31,12 +31,15 @@ final class DecisionBatcher {
 
     private final LimiterConnection redis;
     private final boolean bySlot;
+    private final WireTimedCommand.Timing timing;
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
 
-    DecisionBatcher(LimiterConnection redis, boolean bySlot) {
+    /** @param timing how each call is timed once it is written (see {@link WireTimedCommand}) */
+    DecisionBatcher(LimiterConnection redis, boolean bySlot, WireTimedCommand.Timing timing) {
         this.redis = redis;
         this.bySlot = bySlot;
+        this.timing = timing;
     }
 
     /** One request's decision: its keys, and its part of the arguments (its check count, then 5 per check). */
@@ -68,15 +71,22 @@ final class DecisionBatcher {
         if (batch.isEmpty()) {
             return;
         }
-        if (!bySlot) {
-            send(batch);
-            return;
+        try {
+            if (!bySlot) {
+                send(batch);
+                return;
+            }
+            Map<Integer, List<Pending>> bySlots = new LinkedHashMap<>();
+            for (Pending request : batch) {
+                bySlots.computeIfAbsent(SlotHash.getSlot(request.keys[0]), slot -> new ArrayList<>()).add(request);
+            }
+            bySlots.values().forEach(this::send);
         }
-        Map<Integer, List<Pending>> bySlots = new LinkedHashMap<>();
-        for (Pending request : batch) {
-            bySlots.computeIfAbsent(SlotHash.getSlot(request.keys[0]), slot -> new ArrayList<>()).add(request);
+        catch (RuntimeException ex) {
+            // Whatever went wrong, no decision may be left waiting: the ones not sent fail now (a sent one has its
+            // reply already, or its timeout running, and a second answer changes nothing).
+            batch.forEach(request -> request.reply.completeExceptionally(ex));
         }
-        bySlots.values().forEach(this::send);
     }
 
     private void send(List<Pending> requests) {
@@ -112,7 +122,7 @@ final class DecisionBatcher {
             argument += request.arguments.length;
         }
         List<Pending> sent = List.copyOf(requests);
-        redis.<List<Long>>scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments)
+        redis.<List<Long>>scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments, timing)
                 .whenComplete((reply, failure) -> answer(sent, reply, failure));
     }
 

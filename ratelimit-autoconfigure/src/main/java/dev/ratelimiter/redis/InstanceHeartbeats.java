@@ -19,6 +19,8 @@ import reactor.core.publisher.Mono;
  */
 public final class InstanceHeartbeats implements LiveInstances {
 
+    private static final long FIRST_COUNT_WAIT_MILLIS = 2_000;
+
     private final LimiterConnection redis;
     private final String[] key;
     private final String instanceId = UUID.randomUUID().toString();
@@ -32,7 +34,7 @@ public final class InstanceHeartbeats implements LiveInstances {
         this.key = new String[] { keys.prefix() + ":{instances}" };
         this.interval = interval;
         this.count = Math.max(1, expected);
-        this.loop = new PeriodicTask("Sending the instance heartbeat", Duration.ZERO, interval, () -> beat(false));
+        this.loop = new PeriodicTask("Sending the instance heartbeat", interval, interval, () -> beat(false));
     }
 
     @Override
@@ -45,8 +47,20 @@ public final class InstanceHeartbeats implements LiveInstances {
         return answered;
     }
 
-    /** Sends a heartbeat now and then every interval, without waiting for any of them. */
+    /**
+     * Sends a heartbeat now and waits for its count (at most {@value #FIRST_COUNT_WAIT_MILLIS} ms, and only when the
+     * connection is open): an instance starting beside others must not decide its first requests as if alone. Then one
+     * every interval, without waiting for any of them.
+     */
     public void start() {
+        if (redis.connected()) {
+            try {
+                beat(false).block(Duration.ofMillis(FIRST_COUNT_WAIT_MILLIS));
+            }
+            catch (RuntimeException notInTime) {
+                // counted at the next beat; until then the expected count stands
+            }
+        }
         loop.start();
     }
 

@@ -8,14 +8,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
+import dev.ratelimiter.core.StoreNotConnectedException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,8 +52,8 @@ public final class LimiterConnection implements AutoCloseable {
     private final ScriptSender scripts = new ScriptSender(dispatch);
     private final ChannelSubscriptions channels;
     private final List<Runnable> whenConnected = new CopyOnWriteArrayList<>();
+    private final OpenLinks links = new OpenLinks();
     private volatile StatefulConnection<String, String> connection;
-    private volatile RedisClusterAsyncCommands<String, String> commands;
     private volatile boolean closed;
     private volatile boolean suspended;
     private volatile String lastFailure;
@@ -112,15 +110,15 @@ public final class LimiterConnection implements AutoCloseable {
 
     private void closeConnections() {
         StatefulConnection<String, String> open = connection;
-        commands = null;
         connection = null;
+        links.forget();
         closeQuietly(channels.detach());
         closeQuietly(open);
     }
 
     /** Whether the connection has been opened (Lettuce may be reconnecting it right now). */
     public boolean connected() {
-        return commands != null;
+        return connection != null;
     }
 
     /** Where Redis is, as configured. */
@@ -150,16 +148,16 @@ public final class LimiterConnection implements AutoCloseable {
     /**
      * Runs a script by SHA, and by body once when Redis does not know it. Never blocks: the command is handed to the
      * dispatch thread; without a connection the future fails at once with {@link NotConnectedException} (nothing was
-     * sent). The future completes on a Lettuce I/O thread.
+     * sent). The future completes on a Lettuce I/O thread. Only Lettuce's command timeout applies.
      */
     public <T> CompletableFuture<T> script(LimiterScript script, ScriptOutputType type, String[] keys,
             String... arguments) {
-        RedisClusterAsyncCommands<String, String> async = commands;
-        if (async == null) {
+        StatefulConnection<String, String> open = connection;
+        if (open == null) {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        dispatch.submit(() -> scripts.send(async, script, type, keys, arguments, result));
+        dispatch.submit(() -> scripts.send(open, script, type, keys, arguments, null, result));
         return result;
     }
 
@@ -171,16 +169,34 @@ public final class LimiterConnection implements AutoCloseable {
         dispatch.submit(task);
     }
 
-    /** {@link #script}, already on the dispatch thread. */
+    /**
+     * {@link #script}, already on the dispatch thread, and failed with a {@link dev.ratelimiter.core.StoreTimeoutException}
+     * when Redis has not answered in time once the call was written (see {@link WireTimedCommand}). Fails at once with {@link NotConnectedException}, sending nothing, when the connection that would carry it is down
+     * (Lettuce would hold the call until it reconnects).
+     */
     <T> CompletableFuture<T> scriptHere(LimiterScript script, ScriptOutputType type, String[] keys,
-            String[] arguments) {
-        RedisClusterAsyncCommands<String, String> async = commands;
-        if (async == null) {
+            String[] arguments, WireTimedCommand.Timing timing) {
+        StatefulConnection<String, String> open = connection;
+        if (open == null) {
             return CompletableFuture.failedFuture(new NotConnectedException(description, lastFailure));
         }
+        if (!links.carries(open, keys)) {
+            return CompletableFuture.failedFuture(new NotConnectedException(description, "the connection to Redis "
+                    + "that would carry the call is down; Lettuce is reconnecting it"));
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
-        scripts.send(async, script, type, keys, arguments, result);
+        scripts.send(open, script, type, keys, arguments, timing, result);
         return result;
+    }
+
+    /**
+     * Opens a connection to every primary and loads every script there, waiting until {@code deadlineNanos}
+     * ({@link System#nanoTime}) at most: for start-up, so that no early decision pays for either. How many primaries
+     * are warm (0 when the connection is not open).
+     */
+    public int warmPrimaries(long deadlineNanos) {
+        StatefulConnection<String, String> open = connection;
+        return open == null ? 0 : PrimaryWarmup.warm(open, deadlineNanos);
     }
 
     /**
@@ -214,8 +230,6 @@ public final class LimiterConnection implements AutoCloseable {
             // Lettuce writes by itself (to a cluster node still connecting, after a MOVED redirect, after a reconnect)
             // would wait for the next command of ours. Decisions that arrive together share one command anyway.
             connection = opened;
-            commands = opened instanceof StatefulRedisClusterConnection<String, String> cluster ? cluster.async()
-                    : ((StatefulRedisConnection<String, String>) opened).async();
             if (attempts > 0) {
                 logger.info("The rate limiter's connection to Redis ({}) is open, after {} failed attempt(s)",
                         description, attempts);
@@ -270,18 +284,12 @@ public final class LimiterConnection implements AutoCloseable {
         }
     }
 
-    /** A call made before the limiter's connection to Redis was open: nothing was sent. */
-    public static final class NotConnectedException extends IllegalStateException {
+    /** A call made while the limiter's connection to Redis (or the part of it that would carry the call) was not open. */
+    public static final class NotConnectedException extends StoreNotConnectedException {
 
         NotConnectedException(String description, String lastFailure) {
-            super("the rate limiter's connection to Redis (" + description + ") is not open yet"
+            super("the rate limiter's connection to Redis (" + description + ") is not open"
                     + (lastFailure != null ? ": " + lastFailure : ""));
-        }
-
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            // Thrown for every decision while Redis is away: the stack says nothing the message does not.
-            return this;
         }
     }
 }

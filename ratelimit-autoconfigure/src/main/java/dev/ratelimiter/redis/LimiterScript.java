@@ -22,6 +22,8 @@ public enum LimiterScript {
     RATE_LIMIT("rate_limit.lua"),
     /** Local mode: one instance settles its shares of many buckets. */
     SETTLE("settle.lua"),
+    /** Exact mode: what the fallback admitted on its own, charged to the buckets when Redis answers again. */
+    CHARGE("charge.lua"),
     /** Concurrency permits: give back or renew, many at once. */
     PERMITS("release_permits.lua"),
     /** The runtime rules, one consistent snapshot. */

@@ -14,6 +14,7 @@ import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.SlidingWindowLimit;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import reactor.core.publisher.Mono;
@@ -53,12 +54,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final Map<Limit, String[]> limitArguments = new ConcurrentHashMap<>();
     private final DecisionBatcher batcher;
 
+    /** With the default timeout and longest wait ({@link StoreStack#DEFAULT_TIMEOUT}, {@link StoreStack#DEFAULT_MAX_WAIT}). */
     public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
+        this(redis, keys, splitBySlot, StoreStack.DEFAULT_TIMEOUT, StoreStack.DEFAULT_MAX_WAIT);
+    }
+
+    /**
+     * @param timeout how long Redis may stay silent once a decision's call is written: past it the call fails with
+     * {@link dev.ratelimiter.core.StoreTimeoutException} (timed on the thread that reads the answer, and longer when
+     * that thread itself ran late: see {@link WireTimedCommand})
+     * @param maxWait the longest a call is waited for after its write, however late this process runs
+     */
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout,
+            Duration maxWait) {
         this.redis = redis;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
-        this.batcher = new DecisionBatcher(redis, splitBySlot);
+        this.batcher = new DecisionBatcher(redis, splitBySlot, WireTimedCommand.Timing.of(timeout, maxWait));
     }
 
     @Override

@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one decision through Redis at start-up, on the main thread. It answers whether Redis is there (for the
- * start-up log line), and it opens the connection and loads the script before the first request, which would
- * otherwise pay for both and, under a 5 ms timeout, be decided locally.
+ * Warms the limiter's paths to Redis at start-up, on the main thread, before the web server takes its first request:
+ * the connection open, a connection to every primary of a cluster open, every script loaded on each, and one decision
+ * run through Redis. It answers whether Redis is there (for the start-up log line); a first request would otherwise pay
+ * for each of these.
  */
 public final class RedisWarmup {
 
@@ -65,6 +66,7 @@ public final class RedisWarmup {
         if (!connection.connected()) {
             return false;
         }
+        connection.warmPrimaries(deadline);
         try {
             store.evaluate(List.of(new Check(RULE, WARMUP, 1, false)))
                     .block(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));

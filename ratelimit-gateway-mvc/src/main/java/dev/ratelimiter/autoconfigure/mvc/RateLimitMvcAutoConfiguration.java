@@ -67,7 +67,7 @@ public final class RateLimitMvcAutoConfiguration {
                 Clock.systemUTC());
         AdapterSettings.rejectRemovedSettings(properties);
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
-                properties.getStore().getTimeout().plus(WAIT_MARGIN),
+                properties.getStore().effectiveMaxWait().plus(WAIT_MARGIN),
                 new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
                 new RefusalWriter(customizers.orderedStream().toList()));
     }

@@ -1,0 +1,92 @@
+package dev.ratelimiter.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimiter.core.FallbackCharges;
+import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.SlidingWindowLimit;
+import dev.ratelimiter.core.TokenBucketLimit;
+import io.lettuce.core.ScriptOutputType;
+import reactor.core.publisher.Mono;
+
+/**
+ * Charges exact-mode buckets in Redis for what this instance admitted on its own while Redis could not answer
+ * ({@link LimiterScript#CHARGE}): one call per partition (hash slot) on Redis Cluster, at most
+ * {@value #MAX_KEYS_PER_CALL} buckets each, one after the other so that decisions on the same connection are not kept
+ * waiting behind them.
+ */
+public final class RedisFallbackCharges implements FallbackCharges {
+
+    static final int MAX_KEYS_PER_CALL = 128;
+
+    private final LimiterConnection redis;
+    private final RedisKeys keys;
+    private final boolean splitBySlot;
+
+    public RedisFallbackCharges(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
+        this.redis = redis;
+        this.keys = keys;
+        this.splitBySlot = splitBySlot;
+    }
+
+    @Override
+    public Mono<Void> charge(List<Charge> charges) {
+        Map<String, List<Charge>> byPartition = new LinkedHashMap<>();
+        for (Charge charge : charges) {
+            if (arguments(charge.check().rule().limit()) != null) {
+                String partition = splitBySlot ? charge.check().bucket().partition() : "";
+                byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(charge);
+            }
+        }
+        List<List<Charge>> calls = new ArrayList<>();
+        for (List<Charge> group : byPartition.values()) {
+            for (int from = 0; from < group.size(); from += MAX_KEYS_PER_CALL) {
+                calls.add(group.subList(from, Math.min(group.size(), from + MAX_KEYS_PER_CALL)));
+            }
+        }
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (List<Charge> call : calls) {
+            chain = chain.thenCompose(previous -> run(call));
+        }
+        return Replies.of(chain).onErrorMap(RedisFallbackCharges::notSent,
+                failure -> new NotSentException(failure.getMessage(), failure));
+    }
+
+    private CompletableFuture<Void> run(List<Charge> charges) {
+        String[] keyNames = new String[charges.size()];
+        String[] arguments = new String[1 + charges.size() * 4];
+        arguments[0] = String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS);
+        for (int i = 0; i < charges.size(); i++) {
+            Charge charge = charges.get(i);
+            keyNames[i] = keys.bucket(charge.check().bucket());
+            String[] limit = arguments(charge.check().rule().limit());
+            int at = 1 + i * 4;
+            arguments[at] = limit[0];
+            arguments[at + 1] = limit[1];
+            arguments[at + 2] = limit[2];
+            arguments[at + 3] = Double.toString(charge.tokens());
+        }
+        return redis.<Long>script(LimiterScript.CHARGE, ScriptOutputType.INTEGER, keyNames, arguments)
+                .thenApply(charged -> null);
+    }
+
+    /** The script's three arguments for a limit it can charge; null for one it cannot (concurrency). */
+    private static String[] arguments(Limit limit) {
+        if (limit instanceof TokenBucketLimit bucket) {
+            return new String[] { "t", Long.toString(bucket.capacity()), Double.toString(bucket.tokensPerSecond()) };
+        }
+        if (limit instanceof SlidingWindowLimit window) {
+            return new String[] { "w", Long.toString(window.limit()), Long.toString(window.window().toMillis()) };
+        }
+        return null;
+    }
+
+    private static boolean notSent(Throwable failure) {
+        return failure instanceof LimiterConnection.NotConnectedException
+                || failure.getCause() instanceof LimiterConnection.NotConnectedException;
+    }
+}
