@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ratelimiter.core.StoreTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 
@@ -27,11 +28,12 @@ final class DecisionBatcher {
     /** Most buckets per call: a script runs alone in Redis, and the exact decisions queued behind it wait. */
     static final int MAX_KEYS = 128;
 
-    private static final String[] HEADER_SLACK = { Long.toString(RedisRateLimitStore.TTL_SLACK_MILLIS), "0" };
+    private static final String SLACK = Long.toString(RedisRateLimitStore.TTL_SLACK_MILLIS);
 
     private final LimiterConnection redis;
     private final boolean bySlot;
     private final WireTimedCommand.Timing timing;
+    private final StoreClock storeClock = new StoreClock();
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
 
@@ -105,16 +107,18 @@ final class DecisionBatcher {
 
     private void call(List<Pending> requests, int keyCount) {
         String[] keys = new String[keyCount];
-        int argumentCount = 3;
+        int argumentCount = 4;
         for (Pending request : requests) {
             argumentCount += request.arguments.length;
         }
         String[] arguments = new String[argumentCount];
-        arguments[0] = HEADER_SLACK[0];
-        arguments[1] = HEADER_SLACK[1];
-        arguments[2] = Integer.toString(requests.size());
+        arguments[0] = SLACK;
+        arguments[1] = "0";
+        // Past the longest wait every request of the call has been decided without Redis: run later, it is stale.
+        arguments[2] = Long.toString(storeClock.staleAfter(System.nanoTime(), timing.boundNanos()));
+        arguments[3] = Integer.toString(requests.size());
         int key = 0;
-        int argument = 3;
+        int argument = 4;
         for (Pending request : requests) {
             System.arraycopy(request.keys, 0, keys, key, request.keys.length);
             key += request.keys.length;
@@ -127,15 +131,24 @@ final class DecisionBatcher {
     }
 
     /** Hands each request its part of the reply, or the failure. */
-    private static void answer(List<Pending> requests, List<Long> reply, Throwable failure) {
+    private void answer(List<Pending> requests, List<Long> reply, Throwable failure) {
         if (failure != null) {
             requests.forEach(request -> request.reply.completeExceptionally(failure));
+            return;
+        }
+        if (!reply.isEmpty()) {
+            storeClock.read(reply.get(reply.size() - 1), System.nanoTime());
+        }
+        if (reply.size() == 1) {
+            StoreTimeoutException stale = new StoreTimeoutException("Redis ran the call after its requests had been "
+                    + "decided without it; it decided and wrote nothing");
+            requests.forEach(request -> request.reply.completeExceptionally(stale));
             return;
         }
         int at = 0;
         for (Pending request : requests) {
             int length = 1 + request.keys.length * 4;
-            if (at + length > reply.size()) {
+            if (at + length > reply.size() - 1) {
                 request.reply.completeExceptionally(new IllegalStateException("rate limit script returned "
                         + reply.size() + " numbers for " + requests.size() + " requests"));
                 continue;

@@ -4,7 +4,11 @@
 -- ARGV[1]          slack in milliseconds added to every TTL
 -- ARGV[2]          microseconds added to the store's clock: always 0 from the limiter; tests move the clock with it
 --                  to play a failover to a server whose clock is behind
--- ARGV[3]          the number of requests R in this call (requests that arrived together are sent in one call)
+-- ARGV[3]          the store's time (us, on the clock above) after which the call is stale, 0 for never: the gateway
+--                  has decided its requests without the store by then (it waits no longer), so a call Redis runs
+--                  only after it (held in its input while Redis was paused or slow) decides and writes nothing —
+--                  else those requests would be counted twice, once by the gateway's fallback and once here
+-- ARGV[4]          the number of requests R in this call (requests that arrived together are sent in one call)
 -- then, for each request r: its number of checks n, and for each of its checks i (the next key in KEYS, in order):
 --      +0          kind: 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
 --      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
@@ -13,7 +17,8 @@
 --      +4          '1' if the check is in shadow (its denial is recorded, never enforced), else '0'
 --
 -- Returns, for each request in order: allowed (1/0), then for each of its checks: allowed (1/0), remaining,
--- retry-after us, reset-after us.
+-- retry-after us, reset-after us; and last the store's time as the script read it (us), from which the gateway
+-- keeps track of the store's clock. A stale call returns the store's time alone.
 --
 -- All or nothing, per request: every check of a request is decided before anything of it is written, and when a
 -- check that is not in shadow denies, nothing of that request is written, so no bucket pays for a refused request.
@@ -49,6 +54,10 @@ local slack_ms = tonumber(ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2]) + tonumber(ARGV[2])
 local MAX_TTL_MS = 800 * 24 * 3600 * 1000
+local stale_after = tonumber(ARGV[3])
+if stale_after > 0 and now > stale_after then
+    return { now }
+end
 
 local function failed(reply)
     return type(reply) == 'table' and reply.err ~= nil
@@ -194,9 +203,9 @@ local function decide(i, base)
 end
 
 local out = {}
-local requests = tonumber(ARGV[3])
+local requests = tonumber(ARGV[4])
 local key = 0
-local at = 4
+local at = 5
 for r = 1, requests do
     local n = tonumber(ARGV[at])
     at = at + 1
@@ -245,4 +254,5 @@ for r = 1, requests do
     key = key + n
     at = at + n * 5
 end
+out[#out + 1] = now
 return out

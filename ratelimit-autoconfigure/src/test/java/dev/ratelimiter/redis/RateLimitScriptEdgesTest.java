@@ -142,8 +142,8 @@ class RateLimitScriptEdgesTest {
         String fine = keys.bucket(new BucketKey(ClientIds.unkeyed().of("huge"), "fine"));
         String huge = keys.bucket(new BucketKey(ClientIds.unkeyed().of("huge"), "huge"));
         // What a rule of capacity 2^63 - 1 refilled at 1/s asked of the script before it was refused at validation.
-        String[] arguments = { "1000", "0", "1", "2", "t", "10", "10", "1", "0", "t", "9223372036854775807", "1", "1",
-            "0" };
+        String[] arguments = { "1000", "0", "0", "1", "2", "t", "10", "10", "1", "0", "t", "9223372036854775807", "1",
+            "1", "0" };
         assertThatThrownBy(() -> connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT,
                 ScriptOutputType.MULTI, new String[] { fine, huge }, arguments).get(5, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).hasMessageContaining("would live");
@@ -171,8 +171,8 @@ class RateLimitScriptEdgesTest {
 
     /** One script call of {@code requests} requests, each of the one check; per request 5 numbers in the reply. */
     private static List<Long> call(Check check, long shiftMicros, int requests) throws Exception {
-        // slack, clock shift, the number of requests; then per request: one check, its 5 arguments
-        List<String> arguments = new ArrayList<>(List.of("1000", String.valueOf(shiftMicros),
+        // slack, clock shift, never stale, the number of requests; then per request: one check, its 5 arguments
+        List<String> arguments = new ArrayList<>(List.of("1000", String.valueOf(shiftMicros), "0",
                 String.valueOf(requests)));
         String[] bucketKeys = new String[requests];
         for (int r = 0; r < requests; r++) {

@@ -177,19 +177,19 @@ class ScriptClockStepsTest {
     }
 
     private static boolean permit(String key, long shiftUs, long max, long leaseMs, String id) throws Exception {
-        return call(key, new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "1", "1", "c", String.valueOf(max),
+        return call(key, new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "0", "1", "1", "c", String.valueOf(max),
                 String.valueOf(leaseMs), id, "0")));
     }
 
     private static boolean bucket(String key, long shiftUs, long capacity, double perSecond, int cost)
             throws Exception {
-        List<String> args = new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "1", "1", "t",
+        List<String> args = new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "0", "1", "1", "t",
                 String.valueOf(capacity), String.valueOf(perSecond), String.valueOf(cost), "0"));
         return call(key, args);
     }
 
     private static boolean window(String key, long shiftUs, long limit, long windowMs) throws Exception {
-        List<String> args = new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "1", "1", "w",
+        List<String> args = new ArrayList<>(List.of("1000", String.valueOf(shiftUs), "0", "1", "1", "w",
                 String.valueOf(limit), String.valueOf(windowMs), "1", "0"));
         return call(key, args);
     }

@@ -188,7 +188,7 @@ class ScriptMatchesModelPropertyTest {
 
     private static Placed call(String key, long targetMicros, List<String> check) throws Exception {
         long shift = targetMicros - serverMicros();
-        List<String> args = new ArrayList<>(List.of("1000", Long.toString(shift), "1", "1"));
+        List<String> args = new ArrayList<>(List.of("1000", Long.toString(shift), "0", "1", "1"));
         args.addAll(check);
         List<Long> reply = connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT,
                 ScriptOutputType.MULTI, new String[] { key }, args.toArray(String[]::new))

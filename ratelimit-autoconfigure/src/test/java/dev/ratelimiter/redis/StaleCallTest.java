@@ -1,0 +1,103 @@
+package dev.ratelimiter.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.StoreTimeoutException;
+import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A decision call Redis runs only after the gateway stopped waiting for it (it sat in Redis's input while Redis was
+ * paused) is stale: its requests were decided without Redis, by the fallback, whose admissions are charged back — run
+ * as well, it would count them twice. It decides and writes nothing.
+ */
+class StaleCallTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final RedisKeys keys = new RedisKeys("rl");
+    private static TestConnection connection;
+    private static RedisRateLimitStore store;
+
+    private final Rule rule = new Rule("stale", "stale", Match.ANY, List.of(Dimension.API_KEY),
+            TokenBucketLimit.of("stale.", 10, 1, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
+
+    @BeforeAll
+    static void connect() {
+        connection = TestConnection.open(redis.host(), redis.port());
+        connection.connection().warmPrimaries(System.nanoTime() + Duration.ofSeconds(5).toNanos());
+        // A store timeout of 50 ms, so that a cold first call on a shared machine is not what times out here.
+        store = new RedisRateLimitStore(connection.connection(), keys, false, Duration.ofMillis(50),
+                Duration.ofMillis(500));
+    }
+
+    @AfterAll
+    static void close() {
+        connection.close();
+    }
+
+    private Check check(String client) {
+        return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), "stale@t"), 1, false);
+    }
+
+    /** Whole tokens in the bucket (it refills by 10 an hour: a few millionths between two calls). */
+    private long tokens(Check check) {
+        return (long) Math.floor(Double.parseDouble(redis.command("HGET", keys.bucket(check.bucket()), "t").trim()));
+    }
+
+    @Test
+    void aCallRedisRunsAfterTheLongestWaitSpendsNothing() throws Exception {
+        Check check = check("paused-client");
+        // Redis has answered once: the limiter knows its clock.
+        assertThat(store.evaluate(List.of(check)).block(Duration.ofSeconds(5)).allowed()).isTrue();
+        assertThat(tokens(check)).isEqualTo(9);
+
+        redis.server().pause();
+        try {
+            assertThatThrownBy(() -> store.evaluate(List.of(check)).block(Duration.ofSeconds(5)))
+                    .hasCauseInstanceOf(StoreTimeoutException.class);
+            Thread.sleep(1_000); // past the longest wait (500 ms): the call waiting in Redis's input is stale
+        }
+        finally {
+            redis.server().resume();
+        }
+        // The next call runs after the stale one (one connection, in order).
+        assertThat(store.evaluate(List.of(check)).block(Duration.ofSeconds(5)).allowed()).isTrue();
+        assertThat(tokens(check)).as("the stale call spent nothing; the next one spent one").isEqualTo(8);
+    }
+
+    @Test
+    void aCallRunLateButWithinTheLongestWaitStillCounts() throws Exception {
+        Check check = check("slow-client");
+        assertThat(store.evaluate(List.of(check)).block(Duration.ofSeconds(5)).allowed()).isTrue();
+
+        redis.server().pause();
+        try {
+            assertThatThrownBy(() -> store.evaluate(List.of(check)).block(Duration.ofSeconds(5)))
+                    .hasCauseInstanceOf(StoreTimeoutException.class);
+        }
+        finally {
+            redis.server().resume();
+        }
+        // Run well within the 500 ms: the gateway may still have been waiting for it, so it is not stale.
+        assertThat(store.evaluate(List.of(check)).block(Duration.ofSeconds(5)).allowed()).isTrue();
+        assertThat(tokens(check)).as("the late call and the next one both spent").isEqualTo(7);
+    }
+}
