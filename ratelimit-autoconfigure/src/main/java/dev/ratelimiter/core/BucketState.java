@@ -13,6 +13,32 @@ abstract sealed class BucketState {
     /** How long this bucket may sit idle before forgetting it changes no decision. */
     volatile long lifetimeNanos;
 
+    /**
+     * Tokens this bucket owed the shared store ({@link #settleOwed}) whose charge the store has not acknowledged yet:
+     * a level the store reports until then does not count them, so {@link #follow} takes them off.
+     */
+    double uncharged;
+
+    /**
+     * Continues from the shared store's report of {@code remaining} tokens of the whole limit, less what this bucket
+     * owes it and it does not know yet, at {@code share} of it (this instance's part).
+     */
+    final void followStore(Limit limit, long remaining, double share, long nowNanos) {
+        follow(limit, Math.max(0, remaining - uncharged) * share, nowNanos);
+    }
+
+    /** {@link #settleOwed}, remembered as not yet charged. */
+    final double settleOwedUncharged(Limit limit, long nowNanos) {
+        double owed = settleOwed(limit, nowNanos);
+        uncharged += owed;
+        return owed;
+    }
+
+    /** The store acknowledged a charge of {@code tokens} (or may have applied it: it is not sent again). */
+    final void charged(double tokens) {
+        uncharged = Math.max(0, uncharged - tokens);
+    }
+
     /** Whether this state can count for {@code limit} (a rule may change algorithm at runtime). */
     abstract boolean fits(Limit limit);
 

@@ -174,7 +174,8 @@ public final class FailSafeStore implements RateLimitStore {
         recent.record(null);
         withoutStore.follow(verdict);
         if (owing.get() && owing.compareAndSet(true, false)) {
-            chargeOwed();
+            // Not on this thread (a Redis client's I/O thread): after a long outage there can be many buckets to add up.
+            Background.scheduler().schedule(this::chargeOwed);
         }
     }
 
@@ -187,7 +188,7 @@ public final class FailSafeStore implements RateLimitStore {
     }
 
     /**
-     * Sends what the fallback owes, on the background thread, one charge at a time in flight; charges that were not
+     * Sends what the fallback owes (on the background thread), one charge at a time in flight; charges that were not
      * sent wait for the next time the store answers.
      */
     private void chargeOwed() {
@@ -203,16 +204,20 @@ public final class FailSafeStore implements RateLimitStore {
         for (FallbackCharges.Charge charge = unsent.poll(); charge != null; charge = unsent.poll()) {
             batch.add(charge);
         }
+        // Acknowledged on the thread that reads the store's answer, in order with the decisions on the same connection:
+        // a decision run before the charge reports a level without it, one run after with it (see WithoutStore.follow).
         Mono.defer(() -> charges.charge(batch))
-                .subscribeOn(Background.scheduler())
+                .doOnSuccess(done -> withoutStore.charged(batch))
                 .doOnError(failure -> {
                     if (failure instanceof FallbackCharges.NotSentException) {
                         unsent.addAll(batch);
                         owing.set(true);
                     }
                     else {
-                        logger.debug("Charging Redis for {} buckets decided without it may not have applied", batch.size(),
-                                failure);
+                        // sent, and not to be sent again: as good as applied once the store runs it
+                        withoutStore.charged(batch);
+                        logger.debug("Charging the store for {} buckets decided without it may not have applied",
+                                batch.size(), failure);
                     }
                 })
                 .doFinally(signal -> charging.set(false))

@@ -68,24 +68,27 @@ public final class LocalBucketStore implements RateLimitStore {
     }
 
     /**
-     * Continues the bucket of {@code check} from what the shared store reported for it: {@code level} tokens (a token
-     * bucket) or requests' room (a sliding window) of the check's limit left now. Returns what the bucket owed the
-     * store until then (see {@link #settleOwed}), so that nothing it spent on its own is forgotten.
+     * Continues the bucket of {@code check} (this instance's share of a shared limit) from what the shared store
+     * reported: {@code remaining} tokens (a token bucket) or requests' room (a sliding window) of the whole limit, of
+     * which this instance holds {@code share}. Charges this bucket owes the store and the store has not acknowledged
+     * are taken off first ({@link #charged}). Returns what the bucket owed the store until now (see
+     * {@link #settleOwed}), so that nothing it spent on its own is forgotten.
      */
-    public double follow(Check check, double level) {
+    public double follow(Check check, long remaining, double share) {
         long now = nanoClock.getAsLong();
         BucketState state = stateFor(check, now);
         Limit limit = check.rule().limit();
         synchronized (state) {
-            double owed = state.settleOwed(limit, now);
-            state.follow(limit, level, now);
+            double owed = state.settleOwedUncharged(limit, now);
+            state.followStore(limit, remaining, share, now);
             return owed;
         }
     }
 
     /**
      * Tokens the bucket of {@code check} spent on its own since it last followed the store (or was made), beyond what
-     * the store refilled meanwhile; counted once: the bucket counts afresh from here. 0 for a bucket not held.
+     * the store refilled meanwhile; counted once: the bucket counts afresh from here, and takes them off the store's
+     * reports until they are {@link #charged}. 0 for a bucket not held.
      */
     public double settleOwed(Check check) {
         BucketState state = buckets.getIfPresent(check.bucket());
@@ -93,7 +96,17 @@ public final class LocalBucketStore implements RateLimitStore {
             return 0;
         }
         synchronized (state) {
-            return state.settleOwed(check.rule().limit(), nanoClock.getAsLong());
+            return state.settleOwedUncharged(check.rule().limit(), nanoClock.getAsLong());
+        }
+    }
+
+    /** The store acknowledged a charge of {@code tokens} for this bucket (or may have applied it). */
+    public void charged(BucketKey bucket, double tokens) {
+        BucketState state = buckets.getIfPresent(bucket);
+        if (state != null) {
+            synchronized (state) {
+                state.charged(tokens);
+            }
         }
     }
 

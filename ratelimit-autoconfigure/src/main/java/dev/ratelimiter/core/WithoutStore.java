@@ -147,8 +147,8 @@ public final class WithoutStore {
                 continue;
             }
             Rule share = fairShare(rule, check.cost());
-            double level = outcome.remaining() * ((double) share.limit().quota() / rule.limit().quota());
-            double owed = buckets.follow(share == rule ? check : check.withRule(share), level);
+            double part = (double) share.limit().quota() / rule.limit().quota();
+            double owed = buckets.follow(share == rule ? check : check.withRule(share), outcome.remaining(), part);
             if (owed > 0) {
                 settled.add(new FallbackCharges.Charge(check, owed));
             }
@@ -173,6 +173,16 @@ public final class WithoutStore {
             }
         }
         return charges;
+    }
+
+    /**
+     * The store applied these charges (or may have: they are not sent again): the buckets stop taking them off the
+     * store's reports.
+     */
+    public void charged(List<FallbackCharges.Charge> charges) {
+        for (FallbackCharges.Charge charge : charges) {
+            buckets.charged(charge.check().bucket(), charge.tokens());
+        }
     }
 
     public int liveInstances() {
