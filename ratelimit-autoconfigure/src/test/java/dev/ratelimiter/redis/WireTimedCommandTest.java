@@ -134,10 +134,11 @@ class WireTimedCommandTest {
     void anIoThreadThatRanLateGivesRedisAsLongAgainSoAReplyAfterAMachineWideStallIsTaken() throws Exception {
         pause();
         Runnable openGate = gateLoop();
-        Call call = send(1, WireTimedCommand.Timing.of(TIMEOUT, Duration.ofMillis(500)));
-        // Redis and the I/O thread both stalled for 40 ms. The loop is free first: its timer finds no reply yet (Redis
-        // is resumed only afterwards, by this thread) and, having run 35 ms late, waits as long again.
-        CompletableFuture<Long> released = holdLoop(Duration.ofMillis(40));
+        Call call = send(1, WireTimedCommand.Timing.of(TIMEOUT, Duration.ofSeconds(10)));
+        // Redis and the I/O thread both stalled for a second. The loop is free first: its timer finds no reply yet
+        // (Redis is resumed only afterwards, by this thread) and, having run about a second late, waits as long again.
+        // A second, not less: resuming Redis starts a process, which took 737 ms once on a loaded machine.
+        CompletableFuture<Long> released = holdLoop(Duration.ofSeconds(1));
         openGate.run();
         long releasedAt = released.get(5, TimeUnit.SECONDS);
         resume();
