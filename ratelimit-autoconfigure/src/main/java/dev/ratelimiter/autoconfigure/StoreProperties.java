@@ -14,8 +14,9 @@ public class StoreProperties {
 
     /**
      * Longest Redis may take to answer a decision, counted from the moment its call is sent, on the thread that reads
-     * the answer: a busy gateway waits for an answer already on its way rather than deciding without Redis. Past it,
-     * each rule decides by its failure mode. Never retried.
+     * the answer (a busy gateway takes an answer already on its way rather than deciding without Redis) and by Redis on
+     * its own clock (a call it runs later decides nothing). Past it, each rule decides by its failure mode. Never
+     * retried.
      */
     private Duration timeout = Duration.ofMillis(5);
 
@@ -35,7 +36,8 @@ public class StoreProperties {
     private double fallbackShareFactor = 2.0;
 
     /**
-     * Longest the start-up check waits for Redis: one decision that opens the connection and loads the script.
+     * Longest the start-up check waits for Redis: the connection (on a cluster, one to every primary) opened, every
+     * script loaded on every primary, and one decision through Redis, before the gateway takes its first request.
      */
     private Duration startupProbeTimeout = Duration.ofSeconds(2);
 

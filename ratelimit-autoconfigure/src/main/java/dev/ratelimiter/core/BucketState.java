@@ -28,9 +28,9 @@ abstract sealed class BucketState {
     }
 
     /** {@link #settleOwed}, remembered as not yet charged. */
-    final double settleOwedUncharged(Limit limit, long nowNanos) {
-        double owed = settleOwed(limit, nowNanos);
-        uncharged += owed;
+    final Owed settleOwedUncharged(Limit limit, long nowNanos) {
+        Owed owed = settleOwed(limit, nowNanos);
+        uncharged += owed.total();
         return owed;
     }
 
@@ -66,8 +66,23 @@ abstract sealed class BucketState {
      * was made) beyond what the store refilled meanwhile: what the store must be charged for it to be where it would
      * be had it decided these requests itself. Afterwards the bucket counts afresh from its present level.
      */
-    double settleOwed(Limit limit, long nowNanos) {
-        return 0;
+    Owed settleOwed(Limit limit, long nowNanos) {
+        return Owed.NOTHING;
+    }
+
+    /**
+     * What a bucket owes the shared store.
+     *
+     * @param current tokens (a token bucket), or requests' cost counted in the window in progress (a sliding window)
+     * @param previous a sliding window's cost counted in the window before; 0 for a token bucket
+     */
+    record Owed(double current, double previous) {
+
+        static final Owed NOTHING = new Owed(0, 0);
+
+        double total() {
+            return current + previous;
+        }
     }
 
     static BucketState create(Limit limit, long nowNanos) {
@@ -116,7 +131,7 @@ abstract sealed class BucketState {
         }
 
         @Override
-        double settleOwed(Limit limit, long nowNanos) {
+        Owed settleOwed(Limit limit, long nowNanos) {
             TokenBucketLimit bucket = (TokenBucketLimit) limit;
             double level = levelAt(bucket, nowNanos);
             double untouched = Math.min(bucket.capacity(),
@@ -125,7 +140,7 @@ abstract sealed class BucketState {
             lastRefillNanos = Math.max(lastRefillNanos, nowNanos);
             startTokens = level;
             startNanos = lastRefillNanos;
-            return Math.max(0, untouched - level);
+            return new Owed(Math.max(0, untouched - level), 0);
         }
 
         private double levelAt(TokenBucketLimit bucket, long nowNanos) {
@@ -157,8 +172,13 @@ abstract sealed class BucketState {
         private long windowIndex = Long.MIN_VALUE;
         private double current;
         private double previous;
-        /** Requests' cost counted since it last followed the store (or was made). */
-        private double spentSinceStart;
+        /**
+         * Requests' cost counted since it last followed the store (or was made), by window: in window
+         * {@code spentIndex} and in the one before. Older windows count in no estimate any more, here or in the store.
+         */
+        private long spentIndex = Long.MIN_VALUE;
+        private double spentInIndex;
+        private double spentBefore;
 
         @Override
         boolean fits(Limit limit) {
@@ -172,14 +192,26 @@ abstract sealed class BucketState {
             windowIndex = Math.floorDiv(nowNanos, window.window().toNanos());
             current = Math.max(0, window.limit() - Math.max(0, level));
             previous = 0;
-            spentSinceStart = 0;
+            forgetSpent();
         }
 
+        /**
+         * What it counted on its own, by window as seen now: the window in progress and the one before (the store
+         * adds each to its own windows of the same age; they are not aligned with these to the instant).
+         */
         @Override
-        double settleOwed(Limit limit, long nowNanos) {
-            double owed = spentSinceStart;
-            spentSinceStart = 0;
+        Owed settleOwed(Limit limit, long nowNanos) {
+            long index = Math.floorDiv(nowNanos, ((SlidingWindowLimit) limit).window().toNanos());
+            Owed owed = spentIndex == index ? new Owed(spentInIndex, spentBefore)
+                    : spentIndex == index - 1 ? new Owed(0, spentInIndex) : Owed.NOTHING;
+            forgetSpent();
             return owed;
+        }
+
+        private void forgetSpent() {
+            spentIndex = Long.MIN_VALUE;
+            spentInIndex = 0;
+            spentBefore = 0;
         }
 
         @Override
@@ -219,7 +251,13 @@ abstract sealed class BucketState {
 
         @Override
         void commit(Preview preview) {
-            spentSinceStart += preview.newValue() - (windowIndex == preview.stamp() ? current : 0);
+            double spent = preview.newValue() - (windowIndex == preview.stamp() ? current : 0);
+            if (preview.stamp() != spentIndex) {
+                spentBefore = preview.stamp() == spentIndex + 1 ? spentInIndex : 0;
+                spentInIndex = 0;
+                spentIndex = preview.stamp();
+            }
+            spentInIndex += spent;
             windowIndex = preview.stamp();
             current = preview.newValue();
             previous = preview.previous();

@@ -47,6 +47,7 @@ public final class FailSafeStore implements RateLimitStore {
     private final FallbackCharges charges;
     private final LongSupplier nanoClock;
     private final AtomicLong lastWarning;
+    private final AtomicBoolean warnedOfFollow = new AtomicBoolean();
     private final AtomicLong fallbackDecisions = new AtomicLong();
     private final RecentFallbacks recent;
     private final AtomicBoolean owing = new AtomicBoolean();
@@ -172,7 +173,18 @@ public final class FailSafeStore implements RateLimitStore {
     /** The store answered: the fallback's buckets follow it, and what they owe it is charged once it is back. */
     private void answered(Verdict verdict) {
         recent.record(null);
-        withoutStore.follow(verdict);
+        try {
+            if (withoutStore.follow(verdict)) {
+                owing.set(true);
+            }
+        }
+        catch (RuntimeException ex) {
+            // The store has decided: a bug in keeping the fallback up to date must not turn its answer into a fallback
+            // decision (counted twice, once there and once here).
+            if (warnedOfFollow.compareAndSet(false, true)) {
+                logger.warn("Could not update the fallback's buckets from the store's answer (said once)", ex);
+            }
+        }
         if (owing.get() && owing.compareAndSet(true, false)) {
             // Not on this thread (a Redis client's I/O thread): after a long outage there can be many buckets to add up.
             Background.scheduler().schedule(this::chargeOwed);
@@ -182,9 +194,11 @@ public final class FailSafeStore implements RateLimitStore {
     private Verdict decideWithoutStore(List<Check> checks, FallbackReason reason, Throwable failure) {
         fallbackDecisions.incrementAndGet();
         recent.record(reason);
-        owing.set(true);
         warnOccasionally(reason, failure);
-        return withoutStore.decide(checks, reason);
+        Verdict verdict = withoutStore.decide(checks, reason);
+        // Once what it spent is on record: an answer of the store drains the record after seeing this.
+        owing.set(true);
+        return verdict;
     }
 
     /**
@@ -209,8 +223,10 @@ public final class FailSafeStore implements RateLimitStore {
         Mono.defer(() -> charges.charge(batch))
                 .doOnSuccess(done -> withoutStore.charged(batch))
                 .doOnError(failure -> {
-                    if (failure instanceof FallbackCharges.NotSentException) {
-                        unsent.addAll(batch);
+                    if (failure instanceof FallbackCharges.NotSentException notSent) {
+                        List<FallbackCharges.Charge> again = notSent.unsent(batch);
+                        withoutStore.charged(batch.stream().filter(charge -> !again.contains(charge)).toList());
+                        unsent.addAll(again);
                         owing.set(true);
                     }
                     else {

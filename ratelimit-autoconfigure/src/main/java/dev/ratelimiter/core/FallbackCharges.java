@@ -25,16 +25,42 @@ public interface FallbackCharges {
 
     /**
      * @param check the request's check, with the rule as it is (not the instance's share of it)
-     * @param tokens tokens of the shared bucket to take (for a sliding window: requests' cost to add to its window)
+     * @param tokens tokens of the shared bucket to take (for a sliding window: requests' cost to add to the window in
+     * progress)
+     * @param previousWindow for a sliding window: requests' cost to add to the window before; 0 otherwise
      */
-    record Charge(Check check, double tokens) {
+    record Charge(Check check, double tokens, double previousWindow) {
+
+        /** A token bucket's charge. */
+        public Charge(Check check, double tokens) {
+            this(check, tokens, 0);
+        }
+
+        /** Everything this charge takes. */
+        public double total() {
+            return tokens + previousWindow;
+        }
     }
 
-    /** Nothing was sent: the charges may be sent again. */
+    /** Some charges were not sent: they may be sent again (the others were sent, and must not be). */
     final class NotSentException extends RuntimeException {
 
+        private final transient List<Charge> unsent;
+
+        /** None of the charges was sent. */
         public NotSentException(String message, Throwable cause) {
+            this(message, cause, null);
+        }
+
+        /** @param unsent the charges not sent; null: none was */
+        public NotSentException(String message, Throwable cause, List<Charge> unsent) {
             super(message, cause);
+            this.unsent = unsent == null ? null : List.copyOf(unsent);
+        }
+
+        /** The charges that were not sent, of {@code asked}. */
+        public List<Charge> unsent(List<Charge> asked) {
+            return unsent == null ? asked : unsent;
         }
     }
 }

@@ -68,32 +68,52 @@ public final class LocalBucketStore implements RateLimitStore {
     }
 
     /**
-     * Continues the bucket of {@code check} (this instance's share of a shared limit) from what the shared store
-     * reported: {@code remaining} tokens (a token bucket) or requests' room (a sliding window) of the whole limit, of
-     * which this instance holds {@code share}. Charges this bucket owes the store and the store has not acknowledged
-     * are taken off first ({@link #charged}). Returns what the bucket owed the store until now (see
-     * {@link #settleOwed}), so that nothing it spent on its own is forgotten.
+     * Continues the bucket of {@code check} (this instance's share of a shared limit), if this store holds it, from what
+     * the shared store reported: {@code remaining} tokens (a token bucket) or requests' room (a sliding window) of the
+     * whole limit, of which this instance holds {@code share}. Charges this bucket owes the store and the store has not
+     * acknowledged are taken off first ({@link #charged}). Returns what the bucket owed the store until now (see
+     * {@link #settleOwed}), so that nothing it spent on its own is forgotten; {@code null} when the bucket is not held
+     * (nothing is made: this runs for every decision the store makes).
      */
-    public double follow(Check check, long remaining, double share) {
-        long now = nanoClock.getAsLong();
-        BucketState state = stateFor(check, now);
+    BucketState.Owed follow(Check check, long remaining, double share) {
+        BucketState state = buckets.getIfPresent(check.bucket());
         Limit limit = check.rule().limit();
+        if (state == null || !state.fits(limit)) {
+            return null;
+        }
+        long now = nanoClock.getAsLong();
         synchronized (state) {
-            double owed = state.settleOwedUncharged(limit, now);
+            BucketState.Owed owed = state.settleOwedUncharged(limit, now);
             state.followStore(limit, remaining, share, now);
             return owed;
         }
     }
 
     /**
+     * Makes the bucket of {@code check} from what the shared store reported {@code atNanos} ago, unless this store holds
+     * it already: a bucket made for the fallback starts where the store left it, not full.
+     */
+    void startFrom(Check check, long remaining, double share, long atNanos) {
+        if (buckets.getIfPresent(check.bucket()) != null) {
+            return;
+        }
+        Limit limit = check.rule().limit();
+        buckets.get(check.bucket(), key -> {
+            BucketState state = BucketState.create(limit, atNanos);
+            state.followStore(limit, remaining, share, atNanos);
+            return state;
+        });
+    }
+
+    /**
      * Tokens the bucket of {@code check} spent on its own since it last followed the store (or was made), beyond what
      * the store refilled meanwhile; counted once: the bucket counts afresh from here, and takes them off the store's
-     * reports until they are {@link #charged}. 0 for a bucket not held.
+     * reports until they are {@link #charged}. Nothing for a bucket not held.
      */
-    public double settleOwed(Check check) {
+    BucketState.Owed settleOwed(Check check) {
         BucketState state = buckets.getIfPresent(check.bucket());
         if (state == null || !state.fits(check.rule().limit())) {
-            return 0;
+            return BucketState.Owed.NOTHING;
         }
         synchronized (state) {
             return state.settleOwedUncharged(check.rule().limit(), nanoClock.getAsLong());
@@ -101,7 +121,7 @@ public final class LocalBucketStore implements RateLimitStore {
     }
 
     /** The store acknowledged a charge of {@code tokens} for this bucket (or may have applied it). */
-    public void charged(BucketKey bucket, double tokens) {
+    void charged(BucketKey bucket, double tokens) {
         BucketState state = buckets.getIfPresent(bucket);
         if (state != null) {
             synchronized (state) {
@@ -164,6 +184,11 @@ public final class LocalBucketStore implements RateLimitStore {
             buckets.put(check.bucket(), state);
         }
         return state;
+    }
+
+    /** This store's clock, now. */
+    long now() {
+        return nanoClock.getAsLong();
     }
 
     /** Number of buckets currently held (approximate while evictions are pending). */

@@ -60,9 +60,10 @@ public final class RecentFallbacks {
         long slice = Math.floorDiv(now, SLICE_NANOS);
         long totalDecisions = decisions.sum();
         long totalFallbacks = fallbacks.sum();
-        // the oldest snapshot no older than a minute and a slice; none: everything counted so far
-        long fromDecisions = 0;
-        long fromFallbacks = 0;
+        // The oldest snapshot no older than a minute and a slice. None: nothing was decided in that time (the first
+        // decision of a slice takes one), so everything counted is older.
+        long fromDecisions = totalDecisions;
+        long fromFallbacks = totalFallbacks;
         long oldest = Long.MAX_VALUE;
         for (int i = 0; i < SLICES; i++) {
             long index = sliceIndex.get(i);

@@ -61,8 +61,9 @@ public final class StoreStack {
                 builder.fallbackCharges, clock);
         this.denialCache = builder.denialCache ? new DenialCache(failSafe, maxKeys, clock) : null;
         // Local mode knows no breaker: a closed rule's refusal asks for the shortest wait.
+        // Local mode's store is not asked per decision: nothing to follow, nothing to charge back.
         WithoutStore localFallback = new WithoutStore(new LocalBucketStore(maxKeys, clock), builder.instances,
-                builder.metrics, () -> WithoutStore.SHORTEST_RETRY_AFTER, builder.fallbackShareFactor);
+                builder.metrics, () -> WithoutStore.SHORTEST_RETRY_AFTER, builder.fallbackShareFactor, false);
         this.leases = new LeaseStore(builder.settleClient, localFallback, builder.instances, builder.settleInterval,
                 maxKeys, clock);
         RateLimitStore shared = new ModeRoutingStore(denialCache != null ? denialCache : failSafe, leases);

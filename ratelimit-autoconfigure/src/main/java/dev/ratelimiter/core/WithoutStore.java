@@ -46,6 +46,8 @@ public final class WithoutStore {
     private final StoreMetrics metrics;
     private final Supplier<Duration> closedRetryAfter;
     private final double shareFactor;
+    private final boolean chargedBack;
+    private final StoreReports reports = new StoreReports();
     private final Map<String, Rule[]> fairShares = new ConcurrentHashMap<>();
     private final Map<BucketKey, Owing> spentAlone = new ConcurrentHashMap<>();
     private final Queue<FallbackCharges.Charge> settled = new ConcurrentLinkedQueue<>();
@@ -57,9 +59,11 @@ public final class WithoutStore {
      * @param metrics told of every decision made here
      * @param closedRetryAfter the Retry-After of a request a closed rule refuses
      * @param shareFactor each instance's share is limit ÷ live instances × this (see {@link #DEFAULT_SHARE_FACTOR})
+     * @param chargedBack whether what it admits is {@linkplain #drainOwed owed} to the store (exact mode's fallback,
+     * whose store is asked for every decision); false keeps no account of it
      */
     public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
-            Supplier<Duration> closedRetryAfter, double shareFactor) {
+            Supplier<Duration> closedRetryAfter, double shareFactor, boolean chargedBack) {
         if (!(shareFactor >= 1)) {
             throw new IllegalArgumentException("the fallback share factor must be at least 1, but was " + shareFactor);
         }
@@ -68,12 +72,19 @@ public final class WithoutStore {
         this.metrics = metrics;
         this.closedRetryAfter = closedRetryAfter;
         this.shareFactor = shareFactor;
+        this.chargedBack = chargedBack;
     }
 
-    /** With the {@linkplain #DEFAULT_SHARE_FACTOR default share}. */
+    /** Charged back, with this share factor. */
+    public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
+            Supplier<Duration> closedRetryAfter, double shareFactor) {
+        this(buckets, instances, metrics, closedRetryAfter, shareFactor, true);
+    }
+
+    /** Charged back, with the {@linkplain #DEFAULT_SHARE_FACTOR default share}. */
     public WithoutStore(LocalBucketStore buckets, LiveInstances instances, StoreMetrics metrics,
             Supplier<Duration> closedRetryAfter) {
-        this(buckets, instances, metrics, closedRetryAfter, DEFAULT_SHARE_FACTOR);
+        this(buckets, instances, metrics, closedRetryAfter, DEFAULT_SHARE_FACTOR, true);
     }
 
     /**
@@ -106,7 +117,13 @@ public final class WithoutStore {
         List<Check> local = new ArrayList<>();
         for (Check check : checks) {
             if (check.rule().failureMode() == FailureMode.LOCAL) {
-                local.add(check.withRule(fairShare(check.rule(), check.cost())));
+                Rule share = fairShare(check.rule(), check.cost());
+                Check own = share == check.rule() ? check : check.withRule(share);
+                StoreReports.Report last = chargedBack && !check.concurrency() ? reports.get(check.bucket()) : null;
+                if (last != null) {
+                    buckets.startFrom(own, last.remaining(), part(share, check.rule()), last.atNanos());
+                }
+                local.add(own);
             }
         }
         Verdict localVerdict = local.isEmpty() ? null : buckets.evaluateNow(local);
@@ -117,7 +134,7 @@ public final class WithoutStore {
             metrics.fallbackDecision(mode == FailureMode.CLOSED ? FailureMode.OPEN : mode, reason);
             if (mode == FailureMode.LOCAL) {
                 RuleOutcome outcome = localVerdict.outcomes().get(next++);
-                if (localVerdict.allowed() && outcome.allowed() && !check.concurrency()
+                if (chargedBack && localVerdict.allowed() && outcome.allowed() && !check.concurrency()
                         && spentAlone.size() < MAX_OWING) {
                     spentAlone.putIfAbsent(check.bucket(), new Owing(check, outcome.check()));
                 }
@@ -133,13 +150,15 @@ public final class WithoutStore {
 
     /**
      * Continues this instance's buckets from what the store answered: each {@link FailureMode#LOCAL} rate check's
-     * bucket holds its share of what the store says is left. What a bucket spent on its own until then is kept to be
-     * {@linkplain #drainOwed charged}.
+     * bucket holds its share of what the store says is left (a bucket not held yet is only remembered, and made from
+     * it if the fallback comes to need it). What a bucket spent on its own until then is kept to be
+     * {@linkplain #drainOwed charged}; returns whether there is any.
      */
-    public void follow(Verdict verdict) {
-        if (verdict.source() != Verdict.Source.STORE) {
-            return;
+    public boolean follow(Verdict verdict) {
+        if (!chargedBack || verdict.source() != Verdict.Source.STORE) {
+            return false;
         }
+        boolean owes = false;
         for (RuleOutcome outcome : verdict.outcomes()) {
             Check check = outcome.check();
             Rule rule = check.rule();
@@ -147,12 +166,22 @@ public final class WithoutStore {
                 continue;
             }
             Rule share = fairShare(rule, check.cost());
-            double part = (double) share.limit().quota() / rule.limit().quota();
-            double owed = buckets.follow(share == rule ? check : check.withRule(share), outcome.remaining(), part);
-            if (owed > 0) {
-                settled.add(new FallbackCharges.Charge(check, owed));
+            BucketState.Owed owed = buckets.follow(share == rule ? check : check.withRule(share), outcome.remaining(),
+                    part(share, rule));
+            if (owed == null) {
+                reports.put(check.bucket(), outcome.remaining(), buckets.now());
+            }
+            else if (owed.total() > 0) {
+                settled.add(new FallbackCharges.Charge(check, owed.current(), owed.previous()));
+                owes = true;
             }
         }
+        return owes;
+    }
+
+    /** The part of {@code rule}'s limit this instance's {@code share} holds. */
+    private static double part(Rule share, Rule rule) {
+        return share == rule ? 1.0 : (double) share.limit().quota() / rule.limit().quota();
     }
 
     /**
@@ -167,9 +196,9 @@ public final class WithoutStore {
         for (Iterator<Owing> owing = spentAlone.values().iterator(); owing.hasNext();) {
             Owing bucket = owing.next();
             owing.remove();
-            double owed = buckets.settleOwed(bucket.share);
-            if (owed > 0) {
-                charges.add(new FallbackCharges.Charge(bucket.check, owed));
+            BucketState.Owed owed = buckets.settleOwed(bucket.share);
+            if (owed.total() > 0) {
+                charges.add(new FallbackCharges.Charge(bucket.check, owed.current(), owed.previous()));
             }
         }
         return charges;
@@ -181,7 +210,7 @@ public final class WithoutStore {
      */
     public void charged(List<FallbackCharges.Charge> charges) {
         for (FallbackCharges.Charge charge : charges) {
-            buckets.charged(charge.check().bucket(), charge.tokens());
+            buckets.charged(charge.check().bucket(), charge.total());
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.ratelimiter.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -32,16 +34,18 @@ final class DecisionBatcher {
 
     private final LimiterConnection redis;
     private final boolean bySlot;
-    private final WireTimedCommand.Timing timing;
-    private final StoreClock storeClock = new StoreClock();
+    private final Duration timeout;
+    /** Redis's clock: one per hash slot on Redis Cluster (the nodes' clocks differ), else one. */
+    private final StoreClock clock = new StoreClock();
+    private final Map<Integer, StoreClock> slotClocks = new ConcurrentHashMap<>();
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
 
-    /** @param timing how each call is timed once it is written (see {@link WireTimedCommand}) */
-    DecisionBatcher(LimiterConnection redis, boolean bySlot, WireTimedCommand.Timing timing) {
+    /** @param timeout how long Redis may stay silent once a call is written (see {@link WireTimedCommand}) */
+    DecisionBatcher(LimiterConnection redis, boolean bySlot, Duration timeout) {
         this.redis = redis;
         this.bySlot = bySlot;
-        this.timing = timing;
+        this.timeout = timeout;
     }
 
     /** One request's decision: its keys, and its part of the arguments (its check count, then 5 per check). */
@@ -114,8 +118,8 @@ final class DecisionBatcher {
         String[] arguments = new String[argumentCount];
         arguments[0] = SLACK;
         arguments[1] = "0";
-        // Past the longest wait every request of the call has been decided without Redis: run later, it is stale.
-        arguments[2] = Long.toString(storeClock.staleAfter(System.nanoTime(), timing.boundNanos()));
+        // When Redis must not run it any more, written when the call is (StaleAfterCodec).
+        arguments[2] = StaleAfterCodec.MARKER;
         arguments[3] = Integer.toString(requests.size());
         int key = 0;
         int argument = 4;
@@ -126,12 +130,15 @@ final class DecisionBatcher {
             argument += request.arguments.length;
         }
         List<Pending> sent = List.copyOf(requests);
-        redis.<List<Long>>scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments, timing)
-                .whenComplete((reply, failure) -> answer(sent, reply, failure));
+        StoreClock storeClock = bySlot ? slotClocks.computeIfAbsent(SlotHash.getSlot(keys[0]), s -> new StoreClock())
+                : clock;
+        redis.<List<Long>>scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments,
+                WireTimedCommand.Timing.of(timeout, storeClock))
+                .whenComplete((reply, failure) -> answer(sent, reply, failure, storeClock));
     }
 
     /** Hands each request its part of the reply, or the failure. */
-    private void answer(List<Pending> requests, List<Long> reply, Throwable failure) {
+    private static void answer(List<Pending> requests, List<Long> reply, Throwable failure, StoreClock storeClock) {
         if (failure != null) {
             requests.forEach(request -> request.reply.completeExceptionally(failure));
             return;
@@ -140,8 +147,8 @@ final class DecisionBatcher {
             storeClock.read(reply.get(reply.size() - 1), System.nanoTime());
         }
         if (reply.size() == 1) {
-            StoreTimeoutException stale = new StoreTimeoutException("Redis ran the call after its requests had been "
-                    + "decided without it; it decided and wrote nothing");
+            StoreTimeoutException stale = new StoreTimeoutException("Redis ran the call too late to be waited for; "
+                    + "it decided and wrote nothing");
             requests.forEach(request -> request.reply.completeExceptionally(stale));
             return;
         }

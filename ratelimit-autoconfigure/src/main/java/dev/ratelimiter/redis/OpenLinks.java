@@ -21,7 +21,11 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
  */
 final class OpenLinks {
 
+    private static final long RETRY_AFTER_NANOS = 1_000_000_000L;
+
     private final Map<String, StatefulRedisConnection<String, String>> nodes = new ConcurrentHashMap<>();
+    /** Nodes Lettuce failed to open a connection to, with when that was seen. */
+    private final Map<String, Long> failures = new ConcurrentHashMap<>();
 
     /** Whether a call to {@code keys} (all in one slot) would be written now. On the dispatch thread. */
     boolean carries(StatefulConnection<String, String> connection, String[] keys) {
@@ -41,8 +45,22 @@ final class OpenLinks {
         }
         // Not known yet, or down: ask Lettuce for its connection to that node (after a topology change it may be a
         // new one), without waiting for one to open.
-        StatefulRedisConnection<String, String> current = current(cluster, node.getNodeId());
+        Long failedAt = failures.get(node.getNodeId());
+        if (failedAt != null && System.nanoTime() - failedAt < RETRY_AFTER_NANOS) {
+            return false; // Lettuce could not open one a moment ago: not asked again until a second has passed
+        }
+        CompletableFuture<StatefulRedisConnection<String, String>> opening = opening(cluster, node.getNodeId());
+        if (opening == null) {
+            return true; // a node Lettuce does not know (the topology changed under us): the call is routed afresh
+        }
+        if (opening.isCompletedExceptionally()) {
+            failures.put(node.getNodeId(), System.nanoTime());
+            return false; // the node is down: nothing would be written
+        }
+        failures.remove(node.getNodeId());
+        StatefulRedisConnection<String, String> current = opening.isDone() ? opening.join() : null;
         if (current == null) {
+            // still opening: a first connection is waited for (within the longest wait), a lost one is not
             return link == null;
         }
         nodes.put(node.getNodeId(), current);
@@ -52,16 +70,16 @@ final class OpenLinks {
     /** Forgets every node link (the connection they belong to was closed). */
     void forget() {
         nodes.clear();
+        failures.clear();
     }
 
-    private static StatefulRedisConnection<String, String> current(StatefulRedisClusterConnection<String, String> cluster,
-            String nodeId) {
+    /** Lettuce's connection to the node, opened or opening; null for a node it does not know (any more). */
+    private static CompletableFuture<StatefulRedisConnection<String, String>> opening(
+            StatefulRedisClusterConnection<String, String> cluster, String nodeId) {
         try {
-            CompletableFuture<StatefulRedisConnection<String, String>> opening = cluster.getConnectionAsync(nodeId);
-            return opening.isDone() && !opening.isCompletedExceptionally() ? opening.join() : null;
+            return cluster.getConnectionAsync(nodeId);
         }
         catch (RuntimeException unknownNode) {
-            // a node Lettuce no longer knows (the topology changed under us): the call will be routed afresh
             return null;
         }
     }

@@ -49,26 +49,32 @@ public final class RedisFallbackCharges implements FallbackCharges {
             }
         }
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (List<Charge> call : calls) {
-            chain = chain.thenCompose(previous -> run(call));
+        for (int i = 0; i < calls.size(); i++) {
+            List<Charge> call = calls.get(i);
+            // The calls not sent when one fails unsent: those may be sent again, the ones sent before must not be.
+            List<Charge> fromHere = calls.subList(i, calls.size()).stream().flatMap(List::stream).toList();
+            chain = chain.thenCompose(previous -> run(call).exceptionallyCompose(failure -> CompletableFuture
+                    .failedFuture(notSent(failure) ? new NotSentException(failure.getMessage(), failure, fromHere)
+                            : failure)));
         }
-        return Replies.of(chain).onErrorMap(RedisFallbackCharges::notSent,
-                failure -> new NotSentException(failure.getMessage(), failure));
+        return Replies.of(chain).onErrorMap(failure -> failure.getCause() instanceof NotSentException,
+                Throwable::getCause);
     }
 
     private CompletableFuture<Void> run(List<Charge> charges) {
         String[] keyNames = new String[charges.size()];
-        String[] arguments = new String[1 + charges.size() * 4];
+        String[] arguments = new String[1 + charges.size() * 5];
         arguments[0] = String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS);
         for (int i = 0; i < charges.size(); i++) {
             Charge charge = charges.get(i);
             keyNames[i] = keys.bucket(charge.check().bucket());
             String[] limit = arguments(charge.check().rule().limit());
-            int at = 1 + i * 4;
+            int at = 1 + i * 5;
             arguments[at] = limit[0];
             arguments[at + 1] = limit[1];
             arguments[at + 2] = limit[2];
             arguments[at + 3] = Double.toString(charge.tokens());
+            arguments[at + 4] = Double.toString(charge.previousWindow());
         }
         return redis.<Long>script(LimiterScript.CHARGE, ScriptOutputType.INTEGER, keyNames, arguments)
                 .thenApply(charged -> null);

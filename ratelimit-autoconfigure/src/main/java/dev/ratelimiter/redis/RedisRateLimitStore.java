@@ -54,24 +54,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final Map<Limit, String[]> limitArguments = new ConcurrentHashMap<>();
     private final DecisionBatcher batcher;
 
-    /** With the default timeout and longest wait ({@link StoreStack#DEFAULT_TIMEOUT}, {@link StoreStack#DEFAULT_MAX_WAIT}). */
+    /** With the default timeout ({@link StoreStack#DEFAULT_TIMEOUT}). */
     public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
-        this(redis, keys, splitBySlot, StoreStack.DEFAULT_TIMEOUT, StoreStack.DEFAULT_MAX_WAIT);
+        this(redis, keys, splitBySlot, StoreStack.DEFAULT_TIMEOUT);
     }
 
     /**
      * @param timeout how long Redis may stay silent once a decision's call is written: past it the call fails with
-     * {@link dev.ratelimiter.core.StoreTimeoutException} (timed on the thread that reads the answer, and longer when
-     * that thread itself ran late: see {@link WireTimedCommand})
-     * @param maxWait the longest a call is waited for after its write, however late this process runs
+     * {@link dev.ratelimiter.core.StoreTimeoutException} (timed on the thread that reads the answer, see
+     * {@link WireTimedCommand}), and Redis, told so with the call, no longer runs it
      */
-    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout,
-            Duration maxWait) {
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout) {
         this.redis = redis;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
-        this.batcher = new DecisionBatcher(redis, splitBySlot, WireTimedCommand.Timing.of(timeout, maxWait));
+        this.batcher = new DecisionBatcher(redis, splitBySlot, timeout);
     }
 
     @Override

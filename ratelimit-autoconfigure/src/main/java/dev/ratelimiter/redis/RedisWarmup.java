@@ -67,13 +67,27 @@ public final class RedisWarmup {
             return false;
         }
         connection.warmPrimaries(deadline);
-        try {
-            store.evaluate(List.of(new Check(RULE, WARMUP, 1, false)))
-                    .block(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-            return true;
+        // Sent again while the deadline allows: a first call slower than the store timeout (a cold JVM, a busy
+        // machine) does not make Redis unreachable.
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                store.evaluate(List.of(new Check(RULE, WARMUP, 1, false)))
+                        .block(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                return true;
+            }
+            catch (RuntimeException unanswered) {
+                if (!connection.connected()) {
+                    return false;
+                }
+                try {
+                    Thread.sleep(20);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
         }
-        catch (RuntimeException unreachable) {
-            return false;
-        }
+        return false;
     }
 }

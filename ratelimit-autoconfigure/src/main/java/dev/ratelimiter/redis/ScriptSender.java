@@ -52,8 +52,10 @@ final class ScriptSender {
             String[] keys, String[] arguments, WireTimedCommand.Timing timing, CompletableFuture<T> result,
             boolean bySha) {
         try {
-            CommandArgs<String, String> args = new CommandArgs<>(CODEC).add(bySha ? script.sha1() : script.body())
-                    .add(keys.length).addKeys(keys).addValues(arguments);
+            // A call that tells Redis when it goes stale writes that moment as it is written (StaleAfterCodec).
+            CommandArgs<String, String> args = new CommandArgs<>(timing != null && timing.clock() != null
+                    ? new StaleAfterCodec(timing.clock(), timing.runWithinNanos()) : CODEC)
+                    .add(bySha ? script.sha1() : script.body()).add(keys.length).addKeys(keys).addValues(arguments);
             Command<String, String, T> command = new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL,
                     ScriptSender.<T>output(type), args);
             AsyncCommand<String, String, T> call = timing != null ? new WireTimedCommand<>(command, timing)

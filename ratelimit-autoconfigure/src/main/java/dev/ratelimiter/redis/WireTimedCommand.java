@@ -24,18 +24,13 @@ import reactor.core.Disposable;
  * request's event loop, a timer thread) fires whenever that thread gets to it, whether or not the answer is already
  * waiting in the socket: on a saturated gateway a third of exact decisions were taken from the fallback that way.
  *
- * <p>When the timer finds no reply:
- * <ul>
- * <li>if it ran late — by more than a fifth of the timeout — this process did not get the CPU when it asked for it,
- * and a Redis on the same machine will not have either: Redis is given as long again, as many times as the timer keeps
- * running late, never past {@code bound} after the write;</li>
- * <li>otherwise it looks once more after one more pass of the loop over its sockets (a reply that arrived between the
- * loop's poll and the timer is read then), and only then fails the command with {@link StoreTimeoutException}.</li>
- * </ul>
- * A Redis that stops answering is thereby noticed {@code timeout} after the write plus the lag of this thread, doubled
- * at most, and never later than {@code bound}. The command stays in Lettuce's stack, as after Lettuce's own command
- * timeout, so the connection stays in step with Redis's replies. Written again (Lettuce replays it after a reconnect, a
- * cluster redirect), the command is timed again from that write.
+ * <p>When the timer finds no reply it looks once more after one more pass of the loop over its sockets (a reply that
+ * arrived between the loop's poll and the timer is read then), and only then fails the command with
+ * {@link StoreTimeoutException}. Redis holds up its end with its own clock: a decision call carries the moment after
+ * which it must not run (see {@link StaleAfterCodec}), a little before this timer gives up, so a call Redis runs too
+ * late to be waited for decides and writes nothing. The command stays in Lettuce's stack, as after Lettuce's own
+ * command timeout, so the connection stays in step with Redis's replies. Written again (Lettuce replays it after a
+ * reconnect, a cluster redirect), the command is timed again from that write.
  */
 final class WireTimedCommand<T> extends AsyncCommand<String, String, T> {
 
@@ -51,17 +46,23 @@ final class WireTimedCommand<T> extends AsyncCommand<String, String, T> {
      * How a call is timed.
      *
      * @param timeoutNanos how long Redis may stay silent once the call is written
-     * @param boundNanos the longest the call is waited for after its write, however late this process runs
+     * @param clock Redis's clock, for a call that tells Redis when it goes stale ({@link StaleAfterCodec#MARKER} among
+     * its arguments); null for one that does not
      */
-    record Timing(long timeoutNanos, long boundNanos) {
+    record Timing(long timeoutNanos, StoreClock clock) {
 
-        static Timing of(Duration timeout, Duration bound) {
-            return new Timing(timeout.toNanos(), Math.max(timeout.toNanos(), bound.toNanos()));
+        static Timing of(Duration timeout, StoreClock clock) {
+            return new Timing(timeout.toNanos(), clock);
         }
 
-        /** Lateness of the timer that counts as this process not having had the CPU. */
-        long lateNanos() {
-            return timeoutNanos / 5;
+        /**
+         * How long after its write Redis may still run the call: the timeout, less a margin for the answer's way back
+         * (a tenth of it, at least 0.2 ms, at most half of it), so that an answer Redis sends in time is read before
+         * the timer gives up.
+         */
+        long runWithinNanos() {
+            long margin = Math.min(timeoutNanos / 2, Math.max(timeoutNanos / 10, 200_000));
+            return timeoutNanos - margin;
         }
     }
 
@@ -106,23 +107,17 @@ final class WireTimedCommand<T> extends AsyncCommand<String, String, T> {
 
         private final EventExecutor loop;
         private final long writtenAt = System.nanoTime();
-        private long dueAt;
         private boolean lookedAgain;
         private volatile Future<?> onLoop;
         private volatile Disposable elsewhere;
 
         Deadline(EventExecutor loop) {
             this.loop = loop;
-            runIn(timing.timeoutNanos());
-        }
-
-        private void runIn(long nanos) {
-            dueAt = System.nanoTime() + nanos;
             if (loop != null) {
-                onLoop = loop.schedule(this, nanos, TimeUnit.NANOSECONDS);
+                onLoop = loop.schedule(this, timing.timeoutNanos(), TimeUnit.NANOSECONDS);
             }
             else {
-                elsewhere = Background.scheduler().schedule(this, nanos, TimeUnit.NANOSECONDS);
+                elsewhere = Background.scheduler().schedule(this, timing.timeoutNanos(), TimeUnit.NANOSECONDS);
             }
         }
 
@@ -131,22 +126,16 @@ final class WireTimedCommand<T> extends AsyncCommand<String, String, T> {
             if (isDone() || deadline != this) {
                 return;
             }
-            long now = System.nanoTime();
-            long late = now - dueAt;
-            if (late > timing.lateNanos() && now + late - writtenAt <= timing.boundNanos()) {
-                // This thread waited for the CPU: Redis, likely on the same machine, may have waited as long.
-                runIn(late);
-                return;
-            }
             if (loop != null && !lookedAgain) {
                 // Scheduled tasks that fall due while the loop runs its task queue wait for the next pass, which
                 // starts by reading the sockets: a reply already here is read before this runs again.
                 lookedAgain = true;
-                runIn(0);
+                onLoop = loop.schedule(this, 0, TimeUnit.NANOSECONDS);
                 return;
             }
             completeExceptionally(new StoreTimeoutException("Redis did not answer within "
-                    + TimeUnit.NANOSECONDS.toMicros(now - writtenAt) / 1000.0 + " ms of the call being sent"));
+                    + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - writtenAt) / 1000.0
+                    + " ms of the call being sent"));
         }
 
         void disarm() {

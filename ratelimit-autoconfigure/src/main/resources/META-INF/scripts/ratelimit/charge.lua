@@ -4,12 +4,14 @@
 --
 -- ARGV[1]                  slack in milliseconds added to every TTL
 -- then, for each key k:    kind ('t' token bucket, 'w' sliding window), capacity or limit per window,
---                          tokens per second or window length in ms, tokens to charge
+--                          tokens per second or window length in ms, tokens to charge (a sliding window: to the
+--                          window in progress), a sliding window's charge to the window before (0 for a bucket)
 --
 -- Token bucket: refilled to now exactly as the rate-limit script does (same fields, same clock rules), then the charge
 -- is taken, down to a debt of at most one capacity: a client the fallback admitted too much is refused until the
 -- bucket has refilled past it, and never for longer than twice the time to fill it. Its TTL covers that refill.
--- Sliding window: the charge is added to the current window's count, at most one limit.
+-- Sliding window: each charge is added to its window's count (the window in progress, the one before), at most one
+-- limit each; a charge to the window before is dropped when the window has moved on since.
 -- A key holding another type is dropped and started afresh, as the rate-limit script does.
 -- Returns how many buckets were charged.
 
@@ -29,11 +31,12 @@ end
 
 local charged = 0
 for k = 1, #KEYS do
-    local base = 2 + (k - 1) * 4
+    local base = 2 + (k - 1) * 5
     local kind = ARGV[base]
     local p1 = tonumber(ARGV[base + 1])
     local p2 = tonumber(ARGV[base + 2])
     local charge = tonumber(ARGV[base + 3])
+    local charge_before = tonumber(ARGV[base + 4])
     local ttl
     if kind == 't' then
         local rate = p2 / 1000000
@@ -72,6 +75,9 @@ for k = 1, #KEYS do
             w = index
         end
         cur = cur + math.min(charge, p1)
+        if w == index then
+            prev = prev + math.min(charge_before, p1)
+        end
         redis.call('HSET', KEYS[k], 'w', w, 'c', cur, 'p', prev)
         ttl = 2 * p2 + slack_ms
     end

@@ -114,8 +114,8 @@ class ChargeScriptMatchesModelPropertyTest {
         long chargedAt = (long) (double) number(raw.hget(key, "ts"));
 
         // Timed generously: this test is about the script's answer, not about a busy machine's 5 ms.
-        Verdict verdict = new RedisRateLimitStore(connection.connection(), keys, false, Duration.ofSeconds(2),
-                Duration.ofSeconds(2)).evaluate(List.of(check)).block(Duration.ofSeconds(10));
+        Verdict verdict = new RedisRateLimitStore(connection.connection(), keys, false, Duration.ofSeconds(2))
+                .evaluate(List.of(check)).block(Duration.ofSeconds(10));
         long since = serverMicros() - chargedAt;
         RuleOutcome refused = verdict.outcomes().get(0);
         assertThat(verdict.allowed()).isFalse();
@@ -158,7 +158,8 @@ class ChargeScriptMatchesModelPropertyTest {
         return new TokenState(level, Math.max(now, last), pexpire(ttl));
     }
 
-    static WindowState chargeWindow(SlidingWindowLimit limit, Map<String, String> prior, double index, double charge) {
+    static WindowState chargeWindow(SlidingWindowLimit limit, Map<String, String> prior, double index, double charge,
+            double chargeBefore) {
         double max = limit.limit();
         Double window = number(prior.get("w"));
         Double count = number(prior.get("c"));
@@ -176,6 +177,9 @@ class ChargeScriptMatchesModelPropertyTest {
             window = index;
         }
         current = current + Math.min(charge, max);
+        if (window == index) {
+            before = before + Math.min(chargeBefore, max);
+        }
         return new WindowState(window, current, before, pexpire(2.0 * limit.window().toMillis() + SLACK_MILLIS));
     }
 
@@ -214,7 +218,12 @@ class ChargeScriptMatchesModelPropertyTest {
         }
     }
 
-    record Bucket(Limit limit, Before before, double charge) {
+    /** A bucket's prior state and its charge: to the window in progress (or the tokens), and to the window before. */
+    record Bucket(Limit limit, Before before, double charge, double chargeBefore) {
+
+        Bucket(Limit limit, Before before, double charge) {
+            this(limit, before, charge, 0);
+        }
     }
 
     record Case(String label, List<Bucket> buckets) {
@@ -227,7 +236,7 @@ class ChargeScriptMatchesModelPropertyTest {
         for (int j = 0; j < buckets.size(); j++) {
             Check check = check(buckets.get(j).limit(), "case", "r" + j);
             names.add(keys.bucket(check.bucket()));
-            sent.add(new FallbackCharges.Charge(check, buckets.get(j).charge()));
+            sent.add(new FallbackCharges.Charge(check, buckets.get(j).charge(), buckets.get(j).chargeBefore()));
         }
         raw.del(names.toArray(String[]::new));
         long clock = serverMicros();
@@ -252,7 +261,8 @@ class ChargeScriptMatchesModelPropertyTest {
             Bucket bucket = buckets.get(j);
             Map<String, String> result = results.get(j);
             String where = name + ", bucket " + j + ": " + bucket.limit() + ", before " + bucket.before().label() + " "
-                    + priors.get(j) + ", charge " + bucket.charge() + ", clock in [" + before + ", " + after + "]: got "
+                    + priors.get(j) + ", charge " + bucket.charge() + " (before: " + bucket.chargeBefore()
+                    + "), clock in [" + before + ", " + after + "]: got "
                     + result + " ttl " + ttls.get(j);
             long expectedTtl;
             if (bucket.limit() instanceof TokenBucketLimit limit) {
@@ -271,7 +281,7 @@ class ChargeScriptMatchesModelPropertyTest {
                 List<WindowState> candidates = new ArrayList<>();
                 for (double index = Math.floor(before / windowMicros); index <= Math.floor(after / windowMicros);
                         index++) {
-                    candidates.add(chargeWindow(limit, priors.get(j), index, bucket.charge()));
+                    candidates.add(chargeWindow(limit, priors.get(j), index, bucket.charge(), bucket.chargeBefore()));
                 }
                 WindowState actual = new WindowState(number(result.get("w")), number(result.get("c")),
                         number(result.get("p")), candidates.get(0).pexpireMillis());
@@ -367,6 +377,14 @@ class ChargeScriptMatchesModelPropertyTest {
         cases.add(one("window: another type", window, Before.anotherType(), 7));
         cases.add(one("window: index without counts", window,
                 Before.hash("w only", clock -> Map.of("w", Long.toString(Math.floorDiv(clock, windowMicros)))), 2));
+        cases.add(new Case("window: a charge to the window before, same window", List.of(new Bucket(window,
+                window(0, 4, 2, windowMicros), 1.5, 3))));
+        cases.add(new Case("window: a charge to the window before, window moved on", List.of(new Bucket(window,
+                window(-1, 5, 3, windowMicros), 2, 4))));
+        cases.add(new Case("window: a charge to the window before, stored window ahead", List.of(new Bucket(window,
+                window(1, 5, 3, windowMicros), 2, 4))));
+        cases.add(new Case("window: only the window before, beyond the limit", List.of(new Bucket(window,
+                window(0, 40, 10, windowMicros), 0, 250))));
         cases.add(new Case("several keys in one call", List.of(new Bucket(ten, tokens(-2, -500_000), 3),
                 new Bucket(window, window(-1, 60, 0, windowMicros), 5), new Bucket(thirds, Before.absent(), 7.5))));
         return cases;
@@ -462,7 +480,8 @@ class ChargeScriptMatchesModelPropertyTest {
                 yield window(offset, count, previous, windowMicros);
             }
         };
-        return new Bucket(limit, before, randomCharge(random, max));
+        return new Bucket(limit, before, randomCharge(random, max),
+                random.nextBoolean() ? 0 : randomCharge(random, max));
     }
 
     private static double randomCharge(Random random, double quota) {

@@ -46,8 +46,7 @@ class PermitGrantedAfterTheCommandTimedOutTest {
         // A store timeout of 1 s (the warm-up call below goes through a proxy thread on a shared machine) and a
         // longest wait beyond the delay below: a call run later than that is stale and takes nothing (StaleCallTest);
         // this test is about one run late, but not that late.
-        store = new RedisRateLimitStore(connection.connection(), new RedisKeys("rl"), false, Duration.ofSeconds(1),
-                Duration.ofSeconds(10));
+        store = new RedisRateLimitStore(connection.connection(), new RedisKeys("rl"), false, Duration.ofSeconds(1));
     }
 
     @AfterAll

@@ -1,0 +1,91 @@
+package dev.ratelimiter.redis;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.codec.ToByteBufEncoder;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * UTF-8 strings, except one argument, {@link #MARKER}, written as the moment — in Redis's own clock — after which Redis
+ * must not run the call any more: computed when Lettuce's I/O thread encodes the call, which is when it is written to
+ * Redis. Lettuce encodes a value when it writes its command, so the deadline starts at the write, whatever the
+ * gateway's own queues before it.
+ *
+ * <p>The deadline is the write plus the store timeout, less a margin for the answer's way back: a call Redis runs
+ * before it is answered before the gateway's timer gives up on it; a call Redis runs later decides and writes nothing
+ * (see {@code rate_limit.lua}), so a request the gateway decided without Redis is never counted by Redis as well.
+ */
+final class StaleAfterCodec implements RedisCodec<String, String>, ToByteBufEncoder<String, String> {
+
+    /** The argument replaced by the deadline; compared by identity. */
+    static final String MARKER = new String("stale-after");
+
+    /** The longest a deadline is written: a long in decimal. */
+    private static final int MAX_DIGITS = 20;
+
+    private static final StringCodec UTF8 = StringCodec.UTF8;
+
+    private final StoreClock clock;
+    private final long withinNanos;
+
+    /**
+     * @param clock Redis's clock as seen from here
+     * @param withinNanos how long after its write Redis may run the call
+     */
+    StaleAfterCodec(StoreClock clock, long withinNanos) {
+        this.clock = clock;
+        this.withinNanos = withinNanos;
+    }
+
+    private String deadline() {
+        return Long.toString(clock.staleAfter(System.nanoTime(), withinNanos));
+    }
+
+    @Override
+    public void encodeKey(String key, ByteBuf target) {
+        UTF8.encodeKey(key, target);
+    }
+
+    @Override
+    public void encodeValue(String value, ByteBuf target) {
+        if (value == MARKER) {
+            target.writeCharSequence(deadline(), StandardCharsets.US_ASCII);
+        }
+        else {
+            UTF8.encodeValue(value, target);
+        }
+    }
+
+    @Override
+    public int estimateSize(Object keyOrValue) {
+        return keyOrValue == MARKER ? MAX_DIGITS : UTF8.estimateSize(keyOrValue);
+    }
+
+    @Override
+    public boolean isEstimateExact() {
+        return false;
+    }
+
+    @Override
+    public String decodeKey(ByteBuffer bytes) {
+        return UTF8.decodeKey(bytes);
+    }
+
+    @Override
+    public String decodeValue(ByteBuffer bytes) {
+        return UTF8.decodeValue(bytes);
+    }
+
+    @Override
+    public ByteBuffer encodeKey(String key) {
+        return UTF8.encodeKey(key);
+    }
+
+    @Override
+    public ByteBuffer encodeValue(String value) {
+        return value == MARKER ? StandardCharsets.US_ASCII.encode(deadline()) : UTF8.encodeValue(value);
+    }
+}
