@@ -51,7 +51,8 @@ final class LimiterConnectionConfiguration {
             LimiterConnection connection, RedisKeys keys) {
         boolean cluster = connectionFactory.isClusterAware();
         StoreProperties settings = properties.getStore();
-        RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster, settings.getTimeout());
+        RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster, settings.getTimeout(),
+                settings.effectiveMaxWait());
         boolean auto = settings.getType() == StoreProperties.StoreType.AUTO;
         RedisWarmup.atStartup(store, connection, settings.getStartupProbeTimeout(), auto);
         return new RateLimitRedis(store, keys, cluster, auto);

@@ -29,11 +29,11 @@ public class StoreProperties {
 
     /**
      * Each instance's share of a limit while Redis cannot answer: limit divided by the live instances, times this.
-     * 1 holds an evenly spread client to its limit but refuses a client reaching one instance early; 2 (the default)
-     * lets such a client have twice its share and an evenly spread one up to twice its limit. Either way what the
-     * fallback admits is charged to Redis when it answers again.
+     * 1 holds an evenly spread client to its limit but refuses a client reaching one instance early; 2 lets such a
+     * client have twice its share and an evenly spread one up to twice its limit. Either way what the fallback admits
+     * is charged to Redis when it answers again.
      */
-    private double fallbackShareFactor = 2.0;
+    private double fallbackShareFactor = 1.0;
 
     /**
      * Longest the start-up check waits for Redis: the connection (on a cluster, one to every primary) opened, every

@@ -3,35 +3,41 @@ package dev.ratelimiter.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import reactor.core.publisher.Mono;
 
 /**
  * Remembers denials: once a bucket has refused a request until time T, this instance refuses that bucket's
  * requests itself until T — at most {@link #MAX_MEMORY} — without asking the store. A client hammering past its
  * limit then costs the store one call per second per instance, not one per request.
+ *
+ * <p>A fixed table, not a cache: it is read for every exact decision and written for every refusal, on the request's
+ * event loop, where a cache's bookkeeping must not run (Caffeine's write buffer, full under a burst of refusals with its
+ * maintenance behind, made an event loop spin: BlockHound in {@code RedisClusterFailoverTest}). Two buckets sharing an
+ * entry take turns: one's denial is forgotten early, and its next request asks the store — a call, never a wrong
+ * answer. Memory stays bounded by the table, at most {@value #MAX_SLOTS} entries.
  */
 public final class DenialCache implements RateLimitStore {
 
     /** The longest a denial is remembered, so that a limit raised at runtime is felt within a second. */
     public static final Duration MAX_MEMORY = Duration.ofSeconds(1);
 
+    static final int MAX_SLOTS = 1 << 16;
+
     private final RateLimitStore store;
     private final LongSupplier nanoClock;
-    private final Cache<BucketKey, Denial> denials;
+    private final AtomicReferenceArray<Denial> denials;
+    private final int mask;
 
+    /** @param maxKeys denials remembered at most (rounded to a power of two, at most {@value #MAX_SLOTS}) */
     public DenialCache(RateLimitStore store, long maxKeys, LongSupplier nanoClock) {
         this.store = store;
         this.nanoClock = nanoClock;
-        this.denials = Caffeine.newBuilder()
-                .maximumSize(maxKeys)
-                .ticker(nanoClock::getAsLong)
-                .expireAfter(new UntilRetry())
-                .build();
+        int slots = (int) Math.min(MAX_SLOTS, Long.highestOneBit(Math.max(1, maxKeys - 1)) << 1);
+        this.denials = new AtomicReferenceArray<>(slots);
+        this.mask = slots - 1;
     }
 
     public DenialCache(RateLimitStore store, long maxKeys) {
@@ -45,8 +51,9 @@ public final class DenialCache implements RateLimitStore {
             if (check.shadow()) {
                 continue;
             }
-            Denial denial = denials.getIfPresent(check.bucket());
-            if (denial != null && denial.untilNanos > now && denial.rule == check.rule()) {
+            Denial denial = denials.get(slot(check.bucket()));
+            if (denial != null && denial.untilNanos - now > 0 && denial.rule == check.rule()
+                    && denial.bucket.equals(check.bucket())) {
                 RuleOutcome outcome = new RuleOutcome(check, false, 0, Duration.ofNanos(denial.untilNanos - now),
                         denial.resetAfter);
                 return Mono.just(Verdict.evaluated(List.of(outcome), Verdict.Source.LOCAL));
@@ -63,10 +70,16 @@ public final class DenialCache implements RateLimitStore {
             // A permit frees whenever some request ends: a concurrency refusal is not remembered.
             if (outcome.enforcedDenial() && !outcome.check().concurrency()) {
                 Duration wait = outcome.retryAfter().compareTo(MAX_MEMORY) > 0 ? MAX_MEMORY : outcome.retryAfter();
-                denials.put(outcome.check().bucket(), new Denial(outcome.rule(), now + wait.toNanos(),
+                BucketKey bucket = outcome.check().bucket();
+                denials.lazySet(slot(bucket), new Denial(bucket, outcome.rule(), now + wait.toNanos(),
                         outcome.resetAfter()));
             }
         }
+    }
+
+    private int slot(BucketKey bucket) {
+        int hash = bucket.hashCode();
+        return (hash ^ (hash >>> 16)) & mask;
     }
 
     @Override
@@ -74,31 +87,20 @@ public final class DenialCache implements RateLimitStore {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : store.find(type);
     }
 
-    /** Buckets currently remembered as denied. */
+    /** Buckets currently remembered as denied (a scan of the table: for tests and operators, not requests). */
     public long size() {
-        denials.cleanUp();
-        return denials.estimatedSize();
+        long now = nanoClock.getAsLong();
+        long held = 0;
+        for (int i = 0; i < denials.length(); i++) {
+            Denial denial = denials.get(i);
+            if (denial != null && denial.untilNanos - now > 0) {
+                held++;
+            }
+        }
+        return held;
     }
 
     /** A remembered denial; tied to the rule object, so that a changed rule is asked about afresh. */
-    private record Denial(Rule rule, long untilNanos, Duration resetAfter) {
-    }
-
-    private final class UntilRetry implements Expiry<BucketKey, Denial> {
-
-        @Override
-        public long expireAfterCreate(BucketKey key, Denial denial, long currentTime) {
-            return Math.max(0, denial.untilNanos - currentTime);
-        }
-
-        @Override
-        public long expireAfterUpdate(BucketKey key, Denial denial, long currentTime, long currentDuration) {
-            return Math.max(0, denial.untilNanos - currentTime);
-        }
-
-        @Override
-        public long expireAfterRead(BucketKey key, Denial denial, long currentTime, long currentDuration) {
-            return currentDuration;
-        }
+    private record Denial(BucketKey bucket, Rule rule, long untilNanos, Duration resetAfter) {
     }
 }

@@ -35,17 +35,22 @@ final class DecisionBatcher {
     private final LimiterConnection redis;
     private final boolean bySlot;
     private final Duration timeout;
+    private final long maxWaitNanos;
     /** Redis's clock: one per hash slot on Redis Cluster (the nodes' clocks differ), else one. */
     private final StoreClock clock = new StoreClock();
     private final Map<Integer, StoreClock> slotClocks = new ConcurrentHashMap<>();
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
 
-    /** @param timeout how long Redis may stay silent once a call is written (see {@link WireTimedCommand}) */
-    DecisionBatcher(LimiterConnection redis, boolean bySlot, Duration timeout) {
+    /**
+     * @param timeout how long Redis may stay silent once a call is written (see {@link WireTimedCommand})
+     * @param maxWait the longest a decision waits in all: a call Redis runs later than that after it was made is stale
+     */
+    DecisionBatcher(LimiterConnection redis, boolean bySlot, Duration timeout, Duration maxWait) {
         this.redis = redis;
         this.bySlot = bySlot;
         this.timeout = timeout;
+        this.maxWaitNanos = maxWait.toNanos();
     }
 
     /** One request's decision: its keys, and its part of the arguments (its check count, then 5 per check). */
@@ -132,8 +137,9 @@ final class DecisionBatcher {
         List<Pending> sent = List.copyOf(requests);
         StoreClock storeClock = bySlot ? slotClocks.computeIfAbsent(SlotHash.getSlot(keys[0]), s -> new StoreClock())
                 : clock;
+        // The first of these requests was asked for before this call was made: its longest wait ends no later.
         redis.<List<Long>>scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments,
-                WireTimedCommand.Timing.of(timeout, storeClock))
+                new WireTimedCommand.Timing(timeout.toNanos(), storeClock, System.nanoTime() + maxWaitNanos))
                 .whenComplete((reply, failure) -> answer(sent, reply, failure, storeClock));
     }
 

@@ -54,22 +54,30 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final Map<Limit, String[]> limitArguments = new ConcurrentHashMap<>();
     private final DecisionBatcher batcher;
 
-    /** With the default timeout ({@link StoreStack#DEFAULT_TIMEOUT}). */
+    /** With the default timeout and longest wait ({@link StoreStack#DEFAULT_TIMEOUT}, {@link StoreStack#DEFAULT_MAX_WAIT}). */
     public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
-        this(redis, keys, splitBySlot, StoreStack.DEFAULT_TIMEOUT);
+        this(redis, keys, splitBySlot, StoreStack.DEFAULT_TIMEOUT, StoreStack.DEFAULT_MAX_WAIT);
+    }
+
+    /** With the default longest wait for the timeout given: the timeout plus {@link StoreStack#DEFAULT_QUEUE_ALLOWANCE}. */
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout) {
+        this(redis, keys, splitBySlot, timeout, timeout.plus(StoreStack.DEFAULT_QUEUE_ALLOWANCE));
     }
 
     /**
      * @param timeout how long Redis may stay silent once a decision's call is written: past it the call fails with
      * {@link dev.ratelimiter.core.StoreTimeoutException} (timed on the thread that reads the answer, see
      * {@link WireTimedCommand}), and Redis, told so with the call, no longer runs it
+     * @param maxWait the longest a decision waits in all (the fail-safe store's backstop): a call Redis runs later than
+     * that after it was made is stale too, however late it was written
      */
-    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout) {
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout,
+            Duration maxWait) {
         this.redis = redis;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
-        this.batcher = new DecisionBatcher(redis, splitBySlot, timeout);
+        this.batcher = new DecisionBatcher(redis, splitBySlot, timeout, maxWait);
     }
 
     @Override

@@ -54,7 +54,7 @@ final class ScriptSender {
         try {
             // A call that tells Redis when it goes stale writes that moment as it is written (StaleAfterCodec).
             CommandArgs<String, String> args = new CommandArgs<>(timing != null && timing.clock() != null
-                    ? new StaleAfterCodec(timing.clock(), timing.runWithinNanos()) : CODEC)
+                    ? new StaleAfterCodec(timing.clock(), timing.runWithinNanos(), timing.latestNanos()) : CODEC)
                     .add(bySha ? script.sha1() : script.body()).add(keys.length).addKeys(keys).addValues(arguments);
             Command<String, String, T> command = new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL,
                     ScriptSender.<T>output(type), args);

@@ -10,13 +10,16 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * UTF-8 strings, except one argument, {@link #MARKER}, written as the moment — in Redis's own clock — after which Redis
- * must not run the call any more: computed when Lettuce's I/O thread encodes the call, which is when it is written to
- * Redis. Lettuce encodes a value when it writes its command, so the deadline starts at the write, whatever the
- * gateway's own queues before it.
+ * must not run the call any more: computed when Lettuce's I/O thread first encodes the call, which is when it is first
+ * written to Redis. Lettuce encodes a value when it writes its command, so the deadline starts at the write, whatever
+ * the gateway's own queues before it.
  *
  * <p>The deadline is the write plus the store timeout, less a margin for the answer's way back: a call Redis runs
  * before it is answered before the gateway's timer gives up on it; a call Redis runs later decides and writes nothing
- * (see {@code rate_limit.lua}), so a request the gateway decided without Redis is never counted by Redis as well.
+ * (see {@code rate_limit.lua}), so a request the gateway decided without Redis is never counted by Redis as well. It
+ * never moves: a call Lettuce writes again (after a reconnect, to the replica promoted in a failover) keeps its first
+ * deadline; and it is never later than {@code latestNanos}, when the gateway has decided the call's requests without
+ * Redis whether or not the call was written (a call Lettuce held while its connection was down, written long after).
  */
 final class StaleAfterCodec implements RedisCodec<String, String>, ToByteBufEncoder<String, String> {
 
@@ -30,18 +33,29 @@ final class StaleAfterCodec implements RedisCodec<String, String>, ToByteBufEnco
 
     private final StoreClock clock;
     private final long withinNanos;
+    private final long latestNanos;
+    private volatile String deadline;
 
     /**
      * @param clock Redis's clock as seen from here
      * @param withinNanos how long after its write Redis may run the call
+     * @param latestNanos the latest moment ({@link System#nanoTime}) Redis may run it, however late it is written
      */
-    StaleAfterCodec(StoreClock clock, long withinNanos) {
+    StaleAfterCodec(StoreClock clock, long withinNanos, long latestNanos) {
         this.clock = clock;
         this.withinNanos = withinNanos;
+        this.latestNanos = latestNanos;
     }
 
     private String deadline() {
-        return Long.toString(clock.staleAfter(System.nanoTime(), withinNanos));
+        String fixed = deadline;
+        if (fixed == null) {
+            long now = System.nanoTime();
+            long until = now + withinNanos - latestNanos < 0 ? now + withinNanos : latestNanos;
+            fixed = Long.toString(clock.staleAfter(until, 0));
+            deadline = fixed;
+        }
+        return fixed;
     }
 
     @Override

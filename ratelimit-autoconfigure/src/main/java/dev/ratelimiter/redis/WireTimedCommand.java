@@ -48,11 +48,14 @@ final class WireTimedCommand<T> extends AsyncCommand<String, String, T> {
      * @param timeoutNanos how long Redis may stay silent once the call is written
      * @param clock Redis's clock, for a call that tells Redis when it goes stale ({@link StaleAfterCodec#MARKER} among
      * its arguments); null for one that does not
+     * @param latestNanos when ({@link System#nanoTime}) the call's requests are decided without Redis whether or not it
+     * was written: Redis must not run it later
      */
-    record Timing(long timeoutNanos, StoreClock clock) {
+    record Timing(long timeoutNanos, StoreClock clock, long latestNanos) {
 
+        /** For a call that does not tell Redis when it goes stale. */
         static Timing of(Duration timeout, StoreClock clock) {
-            return new Timing(timeout.toNanos(), clock);
+            return new Timing(timeout.toNanos(), clock, Long.MAX_VALUE);
         }
 
         /**

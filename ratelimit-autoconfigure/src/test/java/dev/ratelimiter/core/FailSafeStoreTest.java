@@ -23,11 +23,15 @@ class FailSafeStoreTest {
     }
 
     private FailSafeStore store(RateLimitStore inner, int instances) {
+        return store(inner, instances, WithoutStore.DEFAULT_SHARE_FACTOR);
+    }
+
+    private FailSafeStore store(RateLimitStore inner, int instances, double shareFactor) {
         return new FailSafeStore(checks -> {
             calls.incrementAndGet();
             return inner.evaluate(checks);
-        }, new WithoutStore(local, () -> instances, StoreMetrics.NONE, WithoutStore.untilBreakerRetries(breaker)),
-                Duration.ofMillis(20), breaker, StoreMetrics.NONE, System::nanoTime);
+        }, new WithoutStore(local, () -> instances, StoreMetrics.NONE, WithoutStore.untilBreakerRetries(breaker),
+                shareFactor), Duration.ofMillis(20), breaker, StoreMetrics.NONE, System::nanoTime);
     }
 
     @Test
@@ -55,9 +59,21 @@ class FailSafeStoreTest {
     }
 
     @Test
-    void localFallbackHoldsTheDoubledFairShare() {
-        // Limit 10 over 5 live instances: each instance's fallback bucket holds 10 / 5 x 2 = 4.
+    void localFallbackHoldsItsShareOfTheLimitByDefault() {
+        // Limit 10 over 5 live instances: each instance's fallback bucket holds 10 / 5 = 2.
         FailSafeStore store = store(c -> Mono.error(new IllegalStateException("down")), 5);
+        Check check = Fixtures.check(rule("r", 10, FailureMode.LOCAL), "k");
+        int allowed = 0;
+        for (int i = 0; i < 10; i++) {
+            allowed += store.evaluate(List.of(check)).block(Duration.ofSeconds(1)).allowed() ? 1 : 0;
+        }
+        assertThat(allowed).isEqualTo(2);
+    }
+
+    @Test
+    void localFallbackHoldsTheShareTimesTheShareFactor() {
+        // Limit 10 over 5 live instances, factor 2: each instance's fallback bucket holds 10 / 5 x 2 = 4.
+        FailSafeStore store = store(c -> Mono.error(new IllegalStateException("down")), 5, 2.0);
         Check check = Fixtures.check(rule("r", 10, FailureMode.LOCAL), "k");
         int allowed = 0;
         for (int i = 0; i < 10; i++) {

@@ -60,9 +60,10 @@ class LocalPermitsTest {
     }
 
     @Test
-    void withoutTheStoreEachInstanceHoldsItsDoubledFairShareOfPermits() {
+    void withoutTheStoreEachInstanceHoldsItsShareOfPermitsTimesTheShareFactor() {
         Rule fleetCap = rule("fleet", ConcurrencyLimit.of("fleet.", 10, Duration.ofSeconds(30)), Mode.ENFORCE);
-        WithoutStore withoutStore = new WithoutStore(store, () -> 4, StoreMetrics.NONE, () -> Duration.ofSeconds(1));
+        WithoutStore withoutStore = new WithoutStore(store, () -> 4, StoreMetrics.NONE, () -> Duration.ofSeconds(1),
+                2.0);
         List<Check> held = new ArrayList<>();
         int allowed = 0;
         for (int i = 0; i < 10; i++) {

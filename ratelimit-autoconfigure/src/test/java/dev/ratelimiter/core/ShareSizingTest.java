@@ -51,9 +51,9 @@ class ShareSizingTest {
 
     @Test
     void theFairShareWithoutTheStoreHoldsOneRequestOfItsCost() {
-        // Ten instances: the doubled fair share of 100 is 20, less than a request of cost 25.
+        // Ten instances, share factor 2: the share of 100 is 20, less than a request of cost 25.
         WithoutStore withoutStore = new WithoutStore(new LocalBucketStore(100), () -> 10, StoreMetrics.NONE,
-                () -> Duration.ofSeconds(1));
+                () -> Duration.ofSeconds(1), 2.0);
         Check costly = new Check(perRoute, new BucketKey(ClientIds.unkeyed().of("route"), "per-route"), 25, false);
         assertThat(withoutStore.decide(List.of(costly)).allowed()).as("one request of cost 25 passes").isTrue();
         assertThat(withoutStore.decide(List.of(costly)).allowed()).as("and only one").isFalse();
@@ -62,7 +62,7 @@ class ShareSizingTest {
         for (int i = 0; i < 30; i++) {
             allowed += withoutStore.decide(List.of(cheap)).allowed() ? 1 : 0;
         }
-        assertThat(allowed).as("cheap requests still get the doubled fair share of 20").isEqualTo(20);
+        assertThat(allowed).as("cheap requests still get the share of 20").isEqualTo(20);
     }
 
     @Test

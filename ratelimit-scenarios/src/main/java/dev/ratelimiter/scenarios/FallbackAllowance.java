@@ -6,8 +6,9 @@ import java.util.stream.IntStream;
 /**
  * How many requests of one client the gateways may admit on top of its quota because they decided without the store
  * for a while, measured, not assumed. An instance whose store call times out (or whose store circuit breaker is open)
- * decides from its own bucket holding the fallback share — the limit ÷ live instances × 2, never more than the limit
- * (see {@code FailSafeStore}) — while the store's bucket goes on refilling for the other instances. So over
+ * decides from its own bucket holding the fallback share — the limit ÷ live instances × the share factor (1, the
+ * gateways' default), never more than the limit (see {@code WithoutStore}) — while the store's bucket goes on
+ * refilling for the other instances. So over
  * {@code t} seconds of fallback an instance may admit a burst of its share and {@code t} seconds of its share's refill
  * more than the store alone would: {@code share × (1 + t)}. {@code t} and the fallback decisions are each gateway's
  * own meters over the phase ({@code ratelimit.fallback.time} and {@code ratelimit.fallback.decisions}, read from its
@@ -92,9 +93,16 @@ record FallbackAllowance(double requests, double seconds, long decisions, int fe
         }
     }
 
-    /** What one instance decides from when the store cannot answer: min(limit, limit ÷ instances × 2). */
+    /**
+     * The gateways' {@code ratelimit.store.fallback-share-factor}: the scenarios run them with the default. (Each
+     * stretch is counted as if it started from a full share, as it did before the fallback followed the store's state:
+     * a bound, generous now.)
+     */
+    static final double SHARE_FACTOR = 1.0;
+
+    /** What one instance decides from when the store cannot answer: min(limit, limit ÷ instances × the factor). */
     static double share(long limit, int instances) {
-        return Math.min(limit, 2.0 * limit / Math.max(1, instances));
+        return Math.min(limit, SHARE_FACTOR * limit / Math.max(1, instances));
     }
 
     /**

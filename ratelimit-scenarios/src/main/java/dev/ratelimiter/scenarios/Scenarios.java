@@ -224,10 +224,12 @@ final class Scenarios {
             admitted += n.okPerSecond.get(s);
         }
         int secs = Math.max(1, to - from);
-        double bound = 2.0 * limits.quota() * secs * 1.2 + 2 * limits.quota();
+        double shares = Math.min(gateways.size(), FallbackAllowance.SHARE_FACTOR);
+        double bound = shares * limits.quota() * secs * 1.2 + shares * limits.quota();
         checks.add(new Check("limiting goes on while the store is down (noisy admitted in the outage)",
                 admitted + " in " + secs + " s (" + Report.f((double) admitted / secs) + " rps)",
-                "≤ fallback share: quota ÷ " + gateways.size() + " × 2 per instance, ×1.2 + burst = "
+                "≤ fallback share: quota ÷ " + gateways.size() + " × " + Report.f(FallbackAllowance.SHARE_FACTOR)
+                        + " per instance, ×1.2 + burst = "
                         + Report.f(bound), admitted <= bound));
         checks.add(new Check("noisy still refused in the outage", n.refused.get() + " refused in all",
                 "> 0", n.refused.get() > 0));

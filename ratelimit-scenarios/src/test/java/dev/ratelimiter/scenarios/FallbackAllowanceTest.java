@@ -15,11 +15,11 @@ class FallbackAllowanceTest {
     private static final Reading NONE = new Reading(0, 0);
 
     @Test
-    void theShareIsTheLimitSplitOverTheInstancesDoubledNeverMoreThanTheLimit() {
+    void theShareIsTheLimitSplitOverTheInstancesNeverMoreThanTheLimit() {
         assertThat(FallbackAllowance.share(10, 1)).isEqualTo(10);
-        assertThat(FallbackAllowance.share(10, 2)).isEqualTo(10);
-        assertThat(FallbackAllowance.share(10, 4)).isEqualTo(5);
-        assertThat(FallbackAllowance.share(10, 3)).isCloseTo(6.67, within(0.01));
+        assertThat(FallbackAllowance.share(10, 2)).isEqualTo(5);
+        assertThat(FallbackAllowance.share(10, 4)).isEqualTo(2.5);
+        assertThat(FallbackAllowance.share(10, 3)).isCloseTo(3.33, within(0.01));
     }
 
     @Test
@@ -32,28 +32,28 @@ class FallbackAllowanceTest {
 
     @Test
     void eachInstanceThatFellBackMayAdmitABurstOfItsShareAndItsRefillOverItsFallbackAndTheBreakersOpenTime() {
-        // two instances: each holds the whole limit (10 ÷ 2 × 2); one decided alone for 1.1 s
+        // two instances: each holds half the limit (10 ÷ 2); one decided alone for 1.1 s
         FallbackAllowance one = FallbackAllowance.of(10, List.of(new Reading(1.1, 37), NONE));
         assertThat(one.none()).isFalse();
-        assertThat(one.requests()).isCloseTo(10 * (1 + 1.1 + 1), within(1e-9));
+        assertThat(one.requests()).isCloseTo(5 * (1 + 1.1 + 1), within(1e-9));
         assertThat(one.describe()).isEqualTo(
-                "31 decided from the fallback share: store fell back 1.10 s on 1 of 2 gateways, 37 decisions");
+                "15.50 decided from the fallback share: store fell back 1.10 s on 1 of 2 gateways, 37 decisions");
 
-        // four instances: a share of 5 each; both that fell back count, the seconds and decisions summed
+        // four instances: a share of 2.5 each; both that fell back count, the seconds and decisions summed
         FallbackAllowance two = FallbackAllowance.of(10, List.of(new Reading(0.2, 5), NONE, new Reading(1.3, 40),
                 NONE));
-        assertThat(two.requests()).isCloseTo(5 * (1 + 0.2 + 1) + 5 * (1 + 1.3 + 1), within(1e-9));
+        assertThat(two.requests()).isCloseTo(2.5 * (1 + 0.2 + 1) + 2.5 * (1 + 1.3 + 1), within(1e-9));
         assertThat(two.seconds()).isCloseTo(1.5, within(1e-9));
         assertThat(two.decisions()).isEqualTo(45);
         assertThat(two.fellBack()).isEqualTo(2);
-        assertThat(two.describe()).startsWith("27.50 decided from the fallback share: store fell back 1.50 s on 2 of 4");
+        assertThat(two.describe()).startsWith("13.75 decided from the fallback share: store fell back 1.50 s on 2 of 4");
     }
 
     @Test
     void aFallbackSeenOnlyAsDecisionsOrOnlyAsTimeStillCounts() {
         // a timed-out decision followed at once by a store answer: decisions, next to no time
-        assertThat(FallbackAllowance.of(10, List.of(new Reading(0, 3), NONE)).requests()).isEqualTo(20);
-        assertThat(FallbackAllowance.of(10, List.of(NONE, new Reading(0.5, 0))).requests()).isEqualTo(25);
+        assertThat(FallbackAllowance.of(10, List.of(new Reading(0, 3), NONE)).requests()).isEqualTo(10);
+        assertThat(FallbackAllowance.of(10, List.of(NONE, new Reading(0.5, 0))).requests()).isEqualTo(12.5);
     }
 
     @Test
@@ -64,7 +64,7 @@ class FallbackAllowanceTest {
         assertThat(phase.fellBack()).isEqualTo(1);
         assertThat(phase.seconds()).isCloseTo(1.5, within(1e-9));
         assertThat(phase.decisions()).isEqualTo(43);
-        assertThat(phase.requests()).isCloseTo(10 * (1 + 1.5 + 1), within(1e-9));
+        assertThat(phase.requests()).isCloseTo(5 * (1 + 1.5 + 1), within(1e-9));
         assertThatIllegalArgumentException().isThrownBy(() -> FallbackAllowance.over(10, before, after.subList(0, 1)));
     }
 
