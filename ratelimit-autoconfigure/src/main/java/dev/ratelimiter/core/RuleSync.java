@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.core.RuntimeRules.Part;
 import org.slf4j.Logger;
@@ -38,6 +39,13 @@ public final class RuleSync {
     private volatile RuntimeRules runtime = RuntimeRules.EMPTY;
     /** What the store held at the last apply: the same content again, still invalid, is not validated again. */
     private RuntimeRules lastStored;
+    /**
+     * The store's answers, numbered as they arrive: on one connection (the rules live in one slot) in the order the
+     * store read them, so a higher number is a later reading.
+     */
+    private final AtomicLong answers = new AtomicLong();
+    /** The number of the answer last applied. */
+    private long lastApplied;
     private volatile Status status = new Status(State.STARTING, 0, null, null);
     private volatile Map<String, String> apiKeyNotes = Map.of();
 
@@ -113,6 +121,7 @@ public final class RuleSync {
         // Deferred: a client that cannot connect may throw while the call is assembled, not only when it runs.
         return Mono.defer(store::load)
                 .timeout(STORE_TIMEOUT, Background.scheduler())
+                .map(stored -> new Answer(answers.incrementAndGet(), stored))
                 // Off the thread that completed the reply (a Lettuce I/O thread, which decisions also wait on):
                 // validating hundreds of rules takes milliseconds to seconds.
                 .publishOn(Background.scheduler())
@@ -123,7 +132,19 @@ public final class RuleSync {
                 });
     }
 
-    private synchronized RuleSet apply(RuntimeRules stored) {
+    /** What the store answered to one read, numbered in the order the answers arrived. */
+    record Answer(long number, RuntimeRules stored) {
+    }
+
+    synchronized RuleSet apply(Answer answer) {
+        if (answer.number() < lastApplied) {
+            // Read before an answer already in force (a poll or an announcement's read, validated on another thread
+            // while an operator's change was read and applied): applying it would put older rules back in force —
+            // a kill switch just released thrown again until the next poll, and the operator told it was not in force.
+            return holder.get();
+        }
+        lastApplied = answer.number();
+        RuntimeRules stored = answer.stored();
         if (stored.equals(lastStored) && status.state() == State.STORE_INVALID) {
             return holder.get();
         }
@@ -138,7 +159,7 @@ public final class RuleSync {
             return holder.get();
         }
         // Any other version is applied, lower ones too: a Redis that lost its data starts counting again at 1, and
-        // its (empty) runtime rules are then the truth. A load overtaken by a newer one is put right by the next poll.
+        // its (empty) runtime rules are then the truth. A reading older than one applied was turned away above.
         try {
             RuleSet next = factory.create(loaded);
             holder.replace(next);

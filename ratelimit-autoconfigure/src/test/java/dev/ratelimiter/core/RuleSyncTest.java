@@ -64,6 +64,27 @@ class RuleSyncTest {
     }
 
     @Test
+    void aReadingOvertakenByANewerOneInForceIsNotApplied() {
+        // A poll's reading, validated on a background thread, can come after an operator's change was read and
+        // applied (seen: a kill switch released through the control endpoint, reported "not in force", because the
+        // announcement of the switch thrown a moment before was applied last).
+        InMemoryRuleStore store = new InMemoryRuleStore();
+        RuleSync sync = refreshed(store);
+        store.putControl(RuntimeRules.KILL_SWITCH, "true").block();
+        RuntimeRules thrown = store.load().block();
+        store.putControl(RuntimeRules.KILL_SWITCH, "false").block();
+        RuntimeRules released = store.load().block();
+
+        sync.apply(new RuleSync.Answer(11, released));
+        sync.apply(new RuleSync.Answer(10, thrown));
+
+        assertThat(sync.rulesInForce().killSwitch()).as("the older reading applied last").isFalse();
+        assertThat(sync.status().version()).isEqualTo(released.version());
+        sync.apply(new RuleSync.Answer(12, thrown));
+        assertThat(sync.rulesInForce().killSwitch()).as("a newer reading, whatever its version").isTrue();
+    }
+
+    @Test
     void rulesAreValidatedOffTheThreadThatDeliveredThem() {
         // Redis's replies complete on Lettuce's I/O threads, which the limiter's decisions wait on too.
         ExecutorService io = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "store-io"));
