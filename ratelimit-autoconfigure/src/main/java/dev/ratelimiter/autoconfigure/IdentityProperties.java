@@ -19,13 +19,14 @@ public class IdentityProperties {
     @NestedConfigurationProperty
     private final IdentitySourceProperties.ApiKey apiKey = new IdentitySourceProperties.ApiKey();
 
-    /** Where the end-user id is read (by default the user-header). */
+    /** Where the end-user id is read (by default the user-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties user = IdentitySourceProperties.readingClaim("sub");
+    private final IdentitySourceProperties.UserOrTenant user = new IdentitySourceProperties.UserOrTenant("sub");
 
-    /** Where the tenant id is read (by default the tenant-header). */
+    /** Where the tenant id is read (by default the tenant-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties tenant = IdentitySourceProperties.readingClaim("tenant_id");
+    private final IdentitySourceProperties.UserOrTenant tenant = new IdentitySourceProperties.UserOrTenant(
+            "tenant_id");
 
     /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
     @NestedConfigurationProperty
@@ -87,11 +88,11 @@ public class IdentityProperties {
         return apiKey;
     }
 
-    public IdentitySourceProperties getUser() {
+    public IdentitySourceProperties.UserOrTenant getUser() {
         return user;
     }
 
-    public IdentitySourceProperties getTenant() {
+    public IdentitySourceProperties.UserOrTenant getTenant() {
         return tenant;
     }
 

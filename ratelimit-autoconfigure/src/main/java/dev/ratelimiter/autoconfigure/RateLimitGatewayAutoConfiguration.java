@@ -55,8 +55,8 @@ public final class RateLimitGatewayAutoConfiguration {
         return new RateLimitFilter(evaluator, requestIdentity,
                 TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> requestIdentity),
                         properties.getIdentity().getResolveTimeout()),
-                refusals, AdapterSettings.apiKeyFormat(properties),
-                VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
-                refusalWriter);
+                refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
+                AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
+                Clock.systemUTC(), properties.getFilterOrder(), refusalWriter);
     }
 }

@@ -63,7 +63,8 @@ public final class RateLimitMvcAutoConfiguration {
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
-                AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),
+                AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
+                AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC());
         AdapterSettings.rejectRemovedSettings(properties);
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
