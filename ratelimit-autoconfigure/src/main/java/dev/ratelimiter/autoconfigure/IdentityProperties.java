@@ -53,6 +53,14 @@ public class IdentityProperties {
     private String tenantHeader = "X-Tenant-Id";
 
     /**
+     * Request headers removed from every request as it arrives, before Spring Security, the limiter and any route,
+     * e.g. X-User-Id, X-Tenant-Id: the identity headers clients must not set where nothing in front of the gateway
+     * strips them. A route's RemoveRequestHeader or a default filter runs after the limiter and cannot. What an
+     * application filter after Spring Security's sets from the verified token is read as before. Empty: none.
+     */
+    private List<String> stripHeaders = new ArrayList<>();
+
+    /**
      * Addresses or CIDR blocks of the proxies in front of the gateway (load balancers, ingress controllers), e.g.
      * 10.0.0.0/8. Only when the connecting peer is one of them are the Forwarded / X-Forwarded-For entries they
      * appended believed; everything a client wrote itself is ignored. Empty: the connection's address is the
@@ -122,6 +130,14 @@ public class IdentityProperties {
 
     public void setTenantHeader(String tenantHeader) {
         this.tenantHeader = tenantHeader;
+    }
+
+    public List<String> getStripHeaders() {
+        return stripHeaders;
+    }
+
+    public void setStripHeaders(List<String> stripHeaders) {
+        this.stripHeaders = stripHeaders;
     }
 
     public List<String> getTrustedProxies() {

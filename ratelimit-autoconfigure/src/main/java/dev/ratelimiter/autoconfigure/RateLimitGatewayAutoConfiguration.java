@@ -5,6 +5,7 @@ import java.time.Clock;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.ClientHeaderStripping;
 import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalWriter;
@@ -41,6 +42,16 @@ public final class RateLimitGatewayAutoConfiguration {
     @ConditionalOnMissingBean
     RefusalWriter rateLimitRefusalWriter(ObjectProvider<RateLimitResponseCustomizer> customizers) {
         return new RefusalWriter(customizers.orderedStream().toList());
+    }
+
+    /**
+     * Removes the identity headers {@code ratelimit.identity.strip-headers} names from every request before anything
+     * reads them (none by default).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ClientHeaderStripping rateLimitClientHeaderStripping(RateLimitProperties properties) {
+        return new ClientHeaderStripping(properties.getIdentity().getStripHeaders());
     }
 
     @Bean
