@@ -21,12 +21,13 @@ public class IdentityProperties {
 
     /** Where the end-user id is read (by default the user-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties.UserOrTenant user = new IdentitySourceProperties.UserOrTenant("sub");
+    private final IdentitySourceProperties.UserOrTenant user = IdentitySourceProperties.UserOrTenant.readingClaim(
+            "sub");
 
     /** Where the tenant id is read (by default the tenant-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties.UserOrTenant tenant = new IdentitySourceProperties.UserOrTenant(
-            "tenant_id");
+    private final IdentitySourceProperties.UserOrTenant tenant = IdentitySourceProperties.UserOrTenant
+            .readingClaim("tenant_id");
 
     /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
     @NestedConfigurationProperty

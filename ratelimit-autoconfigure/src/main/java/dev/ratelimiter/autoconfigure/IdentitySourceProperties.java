@@ -100,8 +100,11 @@ public class IdentitySourceProperties {
         @NestedConfigurationProperty
         private final Unknown unknown = new Unknown();
 
-        UserOrTenant(String claim) {
-            setClaim(claim);
+        /** Sources read from the claim of this name by default (a factory: a constructor would read as binding). */
+        static UserOrTenant readingClaim(String claim) {
+            UserOrTenant properties = new UserOrTenant();
+            properties.setClaim(claim);
+            return properties;
         }
 
         public int getMaxLength() {
