@@ -5,6 +5,7 @@ import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.IdentitySources;
+import dev.ratelimiter.gateway.IdentityValuePolicy;
 import dev.ratelimiter.gateway.RequestIdentity;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.util.StringUtils;
@@ -33,6 +34,21 @@ public final class AdapterSettings {
     /** The format an API key must have before anything is spent on it. */
     public static ApiKeyFormat apiKeyFormat(RateLimitProperties properties) {
         return new ApiKeyFormat(properties.getApiKey().getMaxLength(), properties.getApiKey().getPattern());
+    }
+
+    /** What user ids must be, and what an unvouched one gets ({@code ratelimit.identity.user.*}). */
+    public static IdentityValuePolicy users(RateLimitProperties properties) {
+        return valuePolicy("ratelimit.identity.user", properties.getIdentity().getUser());
+    }
+
+    /** What tenant ids must be, and what an unvouched one gets ({@code ratelimit.identity.tenant.*}). */
+    public static IdentityValuePolicy tenants(RateLimitProperties properties) {
+        return valuePolicy("ratelimit.identity.tenant", properties.getIdentity().getTenant());
+    }
+
+    private static IdentityValuePolicy valuePolicy(String settings, IdentitySourceProperties.UserOrTenant values) {
+        return new IdentityValuePolicy(new ApiKeyFormat(settings, values.getMaxLength(), values.getPattern()),
+                values.getUnknown().getPolicy());
     }
 
     /** Fails the start-up on the removed {@code trusted-proxy-hops}, saying what replaced it. */

@@ -19,13 +19,15 @@ public class IdentityProperties {
     @NestedConfigurationProperty
     private final IdentitySourceProperties.ApiKey apiKey = new IdentitySourceProperties.ApiKey();
 
-    /** Where the end-user id is read (by default the user-header). */
+    /** Where the end-user id is read (by default the user-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties user = IdentitySourceProperties.readingClaim("sub");
+    private final IdentitySourceProperties.UserOrTenant user = IdentitySourceProperties.UserOrTenant.readingClaim(
+            "sub");
 
-    /** Where the tenant id is read (by default the tenant-header). */
+    /** Where the tenant id is read (by default the tenant-header), and what it must be. */
     @NestedConfigurationProperty
-    private final IdentitySourceProperties tenant = IdentitySourceProperties.readingClaim("tenant_id");
+    private final IdentitySourceProperties.UserOrTenant tenant = IdentitySourceProperties.UserOrTenant
+            .readingClaim("tenant_id");
 
     /** Where the tier is read, when a trusted source names it (by default it is looked up by the API key). */
     @NestedConfigurationProperty
@@ -50,6 +52,14 @@ public class IdentityProperties {
      * client-sent copies).
      */
     private String tenantHeader = "X-Tenant-Id";
+
+    /**
+     * Request headers removed from every request as it arrives, before Spring Security, the limiter and any route,
+     * e.g. X-User-Id, X-Tenant-Id: the identity headers clients must not set where nothing in front of the gateway
+     * strips them. A route's RemoveRequestHeader or a default filter runs after the limiter and cannot. What an
+     * application filter after Spring Security's sets from the verified token is read as before. Empty: none.
+     */
+    private List<String> stripHeaders = new ArrayList<>();
 
     /**
      * Addresses or CIDR blocks of the proxies in front of the gateway (load balancers, ingress controllers), e.g.
@@ -87,11 +97,11 @@ public class IdentityProperties {
         return apiKey;
     }
 
-    public IdentitySourceProperties getUser() {
+    public IdentitySourceProperties.UserOrTenant getUser() {
         return user;
     }
 
-    public IdentitySourceProperties getTenant() {
+    public IdentitySourceProperties.UserOrTenant getTenant() {
         return tenant;
     }
 
@@ -121,6 +131,14 @@ public class IdentityProperties {
 
     public void setTenantHeader(String tenantHeader) {
         this.tenantHeader = tenantHeader;
+    }
+
+    public List<String> getStripHeaders() {
+        return stripHeaders;
+    }
+
+    public void setStripHeaders(List<String> stripHeaders) {
+        this.stripHeaders = stripHeaders;
     }
 
     public List<String> getTrustedProxies() {

@@ -5,6 +5,7 @@ import java.time.Clock;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.ClientHeaderStripping;
 import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalWriter;
@@ -43,6 +44,16 @@ public final class RateLimitGatewayAutoConfiguration {
         return new RefusalWriter(customizers.orderedStream().toList());
     }
 
+    /**
+     * Removes the identity headers {@code ratelimit.identity.strip-headers} names from every request before anything
+     * reads them (none by default).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ClientHeaderStripping rateLimitClientHeaderStripping(RateLimitProperties properties) {
+        return new ClientHeaderStripping(properties.getIdentity().getStripHeaders());
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
@@ -55,8 +66,8 @@ public final class RateLimitGatewayAutoConfiguration {
         return new RateLimitFilter(evaluator, requestIdentity,
                 TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> requestIdentity),
                         properties.getIdentity().getResolveTimeout()),
-                refusals, AdapterSettings.apiKeyFormat(properties),
-                VerdictListener.all(listeners.orderedStream().toList()), Clock.systemUTC(), properties.getFilterOrder(),
-                refusalWriter);
+                refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
+                AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
+                Clock.systemUTC(), properties.getFilterOrder(), refusalWriter);
     }
 }

@@ -170,7 +170,9 @@ public class RateLimitProperties {
     public static class Tier {
 
         /**
-         * API keys that belong to this tier. A key may belong to one tier only.
+         * API keys that belong to this tier. A key as written is one sent in a header; a key from the token is
+         * written with its source: claim:partner-app for a token whose azp claim is partner-app (principal:,
+         * expression: likewise), and no header ever matches it. A key may belong to one tier only.
          */
         private List<String> apiKeys = new ArrayList<>();
 

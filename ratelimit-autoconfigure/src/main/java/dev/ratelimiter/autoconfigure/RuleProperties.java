@@ -144,7 +144,8 @@ public class RuleProperties extends LimitProperties {
 
         /**
          * Specific customers' API keys, as sent or hashed (hmac:<fingerprint>:<client id>, as the rule store holds
-         * them and the actuator view shows them): a customer override. Requests are matched by their client id.
+         * them and the actuator view shows them): a customer override. Requests are matched by their client id. A
+         * token client's key is written with its source, claim:partner-app, as in a tier's api-keys.
          */
         private Set<String> apiKeys = new LinkedHashSet<>();
 

@@ -4,9 +4,10 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * What an API key must look like before the limiter spends anything on it: at most {@code maxLength} characters and,
- * when a pattern is given, the whole key matching it. A key that does not is refused at once (400), so that junk keys
- * never reach the store; the length is checked first, so the pattern never runs on a long input.
+ * What an API key (or a user or tenant id) must look like before the limiter spends anything on it: at most
+ * {@code maxLength} characters and, when a pattern is given, the whole value matching it. A value that does not is
+ * refused at once (400), so that junk never reaches the store; the length is checked first, so the pattern never runs
+ * on a long input.
  */
 public final class ApiKeyFormat {
 
@@ -17,12 +18,23 @@ public final class ApiKeyFormat {
     private final Pattern pattern;
 
     /**
+     * The format of {@code ratelimit.api-key.*}.
+     *
      * @param maxLength most characters a key may have; 0: no limit of ours
      * @param pattern a regular expression the whole key must match; null or blank: none
      */
     public ApiKeyFormat(int maxLength, String pattern) {
+        this("ratelimit.api-key", maxLength, pattern);
+    }
+
+    /**
+     * @param settings the prefix of the {@code max-length} and {@code pattern} settings, named when they are refused
+     * @param maxLength most characters a value may have; 0: no limit of ours
+     * @param pattern a regular expression the whole value must match; null or blank: none
+     */
+    public ApiKeyFormat(String settings, int maxLength, String pattern) {
         if (maxLength < 0) {
-            throw new IllegalArgumentException("ratelimit.api-key.max-length must be 0 (no limit) or more, but was "
+            throw new IllegalArgumentException(settings + ".max-length must be 0 (no limit) or more, but was "
                     + maxLength);
         }
         this.maxLength = maxLength;
@@ -30,7 +42,7 @@ public final class ApiKeyFormat {
             this.pattern = pattern == null || pattern.isBlank() ? null : Pattern.compile(pattern);
         }
         catch (PatternSyntaxException ex) {
-            throw new IllegalArgumentException("ratelimit.api-key.pattern '" + pattern + "' is not a regular "
+            throw new IllegalArgumentException(settings + ".pattern '" + pattern + "' is not a regular "
                     + "expression: " + ex.getDescription() + " at index " + ex.getIndex());
         }
     }

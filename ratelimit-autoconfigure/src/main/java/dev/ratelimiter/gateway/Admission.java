@@ -1,6 +1,7 @@
 package dev.ratelimiter.gateway;
 
 import java.time.Clock;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.Dimension;
@@ -30,9 +31,12 @@ public final class Admission {
     private final String challenge;
     private final ApiKeyRefusals refusals;
     private final ApiKeyFormat apiKeyFormat;
+    private final IdentityValuePolicy users;
+    private final IdentityValuePolicy tenants;
     private final VerdictListener listener;
     private final Clock clock;
     private final WarnOnce unknownTiers = new WarnOnce(logger);
+    private final WarnOnce tokenKeysListedAsHeaderKeys = new WarnOnce(logger);
 
     /**
      * @param describer names the sources of the identity in the answers; its description of the API key and its
@@ -40,40 +44,74 @@ public final class Admission {
      */
     public Admission(RateLimitEvaluator evaluator, IdentityDescriber describer, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock) {
+        this(evaluator, describer, refusals, apiKeyFormat, IdentityValuePolicy.ANY, IdentityValuePolicy.ANY, listener,
+                clock);
+    }
+
+    /**
+     * @param describer names the sources of the identity in the answers; its description of the API key and its
+     * challenge are asked once, here
+     * @param users, tenants what user and tenant ids must be, and what an unvouched one gets
+     */
+    public Admission(RateLimitEvaluator evaluator, IdentityDescriber describer, ApiKeyRefusals refusals,
+            ApiKeyFormat apiKeyFormat, IdentityValuePolicy users, IdentityValuePolicy tenants,
+            VerdictListener listener, Clock clock) {
         this.evaluator = evaluator;
         this.describer = describer;
         this.apiKeySource = describer.describe(Dimension.API_KEY);
         this.challenge = describer.challenge();
         this.refusals = refusals;
         this.apiKeyFormat = apiKeyFormat;
+        this.users = users;
+        this.tenants = tenants;
         this.listener = listener;
         this.clock = clock;
     }
 
     /**
-     * The answer to a request whose identity the limiter refuses before any rule is asked, or null.
-     *
-     * @param duplicated the header or query parameter of the identity the request sent twice, or null
+     * The answer to a request whose identity the limiter refuses before any rule is asked, or null: a name sent
+     * twice, a missing or malformed API key, a user or tenant id (when a rule reads it) malformed or unvouched where
+     * such ids are rejected.
      */
-    public RefusalAnswer refuseIdentity(RuleSet rules, RepeatedName duplicated, String apiKey) {
+    public RefusalAnswer refuseIdentity(RuleSet rules, CallerIdentity caller) {
+        // The kill switch lets everything through, ambiguous and keyless requests too: it is the limiter switched
+        // off, and requiring a key is the limiter's (authentication is the application's own security, which stays).
+        if (rules.killSwitch()) {
+            return null;
+        }
+        RepeatedName duplicated = caller.ambiguousFor(rules);
         if (duplicated != null) {
             return RefusalAnswer.duplicateIdentity(duplicated);
         }
-        // The kill switch lets everything through, keyless requests too: it is the limiter switched off, and
-        // requiring a key is the limiter's (authentication is the application's own security, which stays).
-        if (apiKey == null && refusals.rejectMissing() && !rules.killSwitch()) {
+        String apiKey = caller.apiKey();
+        if (apiKey == null && refusals.rejectMissing()) {
             return RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource, challenge);
         }
-        String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
-        return malformed != null ? RefusalAnswer.invalidApiKey(apiKeySource, malformed) : null;
+        String malformed = apiKey == null ? null : apiKeyFormat.problem(apiKey);
+        if (malformed != null) {
+            return RefusalAnswer.invalidApiKey(apiKeySource, malformed);
+        }
+        RefusalAnswer refused = rules.needsUser() ? users.refuse(caller.user(), caller.origin(Dimension.USER),
+                "user", describer.describe(Dimension.USER)) : null;
+        return refused == null && rules.needsTenant() ? tenants.refuse(caller.tenant(),
+                caller.origin(Dimension.TENANT), "tenant", describer.describe(Dimension.TENANT)) : refused;
     }
 
     /**
      * The tier a trusted source named, when the rules know it; else the API key's, as if none were named: a typo in
-     * the authentication's tier names must cost the callers their plan, never their access (and never a 5xx).
+     * the authentication's tier names must cost the callers their plan, never their access (and never a 5xx). A tier
+     * the token names vouches for a key the token gives, never for one the client wrote beside it: such a key has its
+     * own tier, listed or unknown ({@code ratelimit.api-key.unknown.policy}).
      */
-    public String tier(RuleSet rules, String apiKey, String trustedTier) {
+    public String tier(RuleSet rules, CallerIdentity caller) {
+        String apiKey = caller.qualified(Dimension.API_KEY);
+        String trustedTier = caller.tier();
+        warnOfTokenKeyListedAsHeaderKey(rules, caller, apiKey);
         if (trustedTier == null) {
+            return rules.tierFor(apiKey);
+        }
+        if (apiKey != null && caller.origin(Dimension.TIER).fromToken()
+                && caller.origin(Dimension.API_KEY).clientStated() && !rules.knows(apiKey)) {
             return rules.tierFor(apiKey);
         }
         if (!rules.knowsTier(trustedTier)) {
@@ -81,6 +119,31 @@ public final class Admission {
                     + "limited by its API key's tier instead", trustedTier);
         }
         return rules.tierFor(apiKey, trustedTier);
+    }
+
+    /**
+     * A token's key that only a listing without a source prefix names was listed before keys had namespaces: that
+     * listing now means a key sent in a header, which the token client is not. Said once, without the key.
+     */
+    private void warnOfTokenKeyListedAsHeaderKey(RuleSet rules, CallerIdentity caller, String apiKey) {
+        if (apiKey != null && caller.origin(Dimension.API_KEY).fromToken() && rules.listsAnyApiKey()
+                && !rules.knows(apiKey)
+                && rules.knows(IdentityOrigin.REQUEST.qualify(caller.apiKey()))) {
+            tokenKeysListedAsHeaderKeys.warn("A token's API key is listed only without a source prefix, which names "
+                    + "a key sent in a header, so the token's client is an unknown key; list it as {}<key> in "
+                    + "ratelimit.tiers.<tier>.api-keys or match.api-keys",
+                    caller.origin(Dimension.API_KEY).qualify(""));
+        }
+    }
+
+    /**
+     * The user or tenant as the rules count it: in its source's namespace, or, when nobody vouched for it and such
+     * values are counted per address, the client's address ({@code clientIp} is asked only then).
+     */
+    public String counted(Dimension dimension, CallerIdentity caller, Supplier<String> clientIp) {
+        IdentityValuePolicy policy = dimension == Dimension.USER ? users : tenants;
+        return policy.counted(dimension == Dimension.USER ? caller.user() : caller.tenant(), caller.origin(dimension),
+                clientIp);
     }
 
     /** The answer to a key the rules do not know when they reject such keys, else null. */

@@ -19,6 +19,11 @@ public record ClaimSource(String claim) implements IdentitySource {
     }
 
     @Override
+    public IdentityOrigin origin() {
+        return IdentityOrigin.CLAIM;
+    }
+
+    @Override
     public String describe() {
         return "the " + claim + " claim of the token";
     }

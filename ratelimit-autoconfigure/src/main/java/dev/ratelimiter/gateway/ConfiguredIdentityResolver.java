@@ -50,7 +50,7 @@ public final class ConfiguredIdentityResolver implements RequestIdentityResolver
         }
         return identified.flatMap(caller -> keyResolver.resolve(exchange)
                 .filter(key -> !EMPTY_KEY.equals(key) && !key.isBlank())
-                .map(key -> new CallerIdentity(key, caller.user(), caller.tenant(), caller.tier(), caller.ambiguous()))
+                .map(key -> caller.withApiKey(key, IdentityOrigin.RESOLVER))
                 .defaultIfEmpty(caller));
     }
 

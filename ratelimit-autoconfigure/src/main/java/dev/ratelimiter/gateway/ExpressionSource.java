@@ -89,10 +89,24 @@ public final class ExpressionSource implements IdentitySource {
 
     @Override
     public String read(IdentityRequest request, Principal principal) {
+        IdentityValue value = value(request, principal);
+        return value == null ? null : value.value();
+    }
+
+    /**
+     * The value, from the token when this evaluation read nothing but {@code claims} and {@code principal}: of
+     * {@code claims['org'] ?: headers['X-Org']} a caller with the claim gets a token's value, one without it the
+     * header's, which the client wrote.
+     */
+    @Override
+    public IdentityValue value(IdentityRequest request, Principal principal) {
+        IdentityExpressionRoot root = new IdentityExpressionRoot(request, principal, claimsReadable);
         try {
-            Object value = expression.getValue(CONTEXT, new IdentityExpressionRoot(request, principal, claimsReadable));
+            Object value = expression.getValue(CONTEXT, root);
             // a JSON object (claims['org'] of an object claim) is no identity: its toString() is no stable key
-            return value == null || value instanceof Map ? null : CallerIdentity.nonBlank(value.toString());
+            String text = value == null || value instanceof Map ? null : CallerIdentity.nonBlank(value.toString());
+            return text == null ? null : new IdentityValue(text,
+                    root.readTheRequest() ? IdentityOrigin.REQUEST : IdentityOrigin.TOKEN_EXPRESSION);
         }
         catch (RuntimeException ex) {
             failures.warn("{} failed on a request ({}); deciding it as one without that value", setting,

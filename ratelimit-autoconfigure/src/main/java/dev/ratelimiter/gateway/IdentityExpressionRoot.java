@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
-
 /**
  * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} and
  * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
@@ -23,9 +22,13 @@ final class IdentityExpressionRoot {
 
     static final Set<String> PROPERTIES = Set.copyOf(NAMES);
 
+    /** What the token says; every other property is the request, which the client writes. */
+    private static final Set<String> TOKEN = Set.of("principal", "claims");
+
     private final IdentityRequest request;
     private final Principal principal;
     private final boolean claimsReadable;
+    private boolean readTheRequest;
 
     IdentityExpressionRoot(IdentityRequest request, Principal principal, boolean claimsReadable) {
         this.request = request;
@@ -33,7 +36,13 @@ final class IdentityExpressionRoot {
         this.claimsReadable = claimsReadable;
     }
 
+    /** Whether the evaluation read anything but the token: the value is then one the client could write. */
+    boolean readTheRequest() {
+        return readTheRequest;
+    }
+
     Object property(String name) {
+        readTheRequest |= !TOKEN.contains(name);
         return switch (name) {
             // a header or query parameter sent twice has no value here: the source names those it reads literally to
             // the resolver, which refuses them as ambiguous; one looked up by a computed name just counts as absent

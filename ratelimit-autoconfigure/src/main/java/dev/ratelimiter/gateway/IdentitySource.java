@@ -12,6 +12,20 @@ public interface IdentitySource {
     /** The value for this request, or null; {@code principal} is the authenticated caller, or null. Never blocks. */
     String read(IdentityRequest request, Principal principal);
 
+    /**
+     * The value for this request with where it came from, or null. By default {@link #read} from {@link #origin()};
+     * a source whose origin depends on the request (an expression) says so itself.
+     */
+    default IdentityValue value(IdentityRequest request, Principal principal) {
+        String value = read(request, principal);
+        return value == null ? null : new IdentityValue(value, origin());
+    }
+
+    /** Where this source's values come from; what the client writes unless the source says otherwise. */
+    default IdentityOrigin origin() {
+        return IdentityOrigin.REQUEST;
+    }
+
     /** Where the value comes from, in words a client can act on, e.g. "the X-User-Id header". */
     String describe();
 

@@ -26,6 +26,11 @@ final class PrincipalSource implements IdentitySource {
     }
 
     @Override
+    public IdentityOrigin origin() {
+        return IdentityOrigin.PRINCIPAL;
+    }
+
+    @Override
     public String describe() {
         return "an authenticated principal";
     }

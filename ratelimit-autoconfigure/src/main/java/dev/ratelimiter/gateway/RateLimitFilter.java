@@ -2,8 +2,10 @@ package dev.ratelimiter.gateway;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.ApiKeyFormat;
+import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
@@ -18,7 +20,6 @@ import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
@@ -69,11 +70,22 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, RequestIdentityResolver resolver,
             ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, VerdictListener listener, Clock clock, int order,
             RefusalWriter refusalWriter) {
+        this(evaluator, identity, resolver, refusals, apiKeyFormat, IdentityValuePolicy.ANY, IdentityValuePolicy.ANY,
+                listener, clock, order, refusalWriter);
+    }
+
+    /**
+     * As above, with what user and tenant ids must be ({@code users}, {@code tenants}).
+     */
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, RequestIdentityResolver resolver,
+            ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, IdentityValuePolicy users,
+            IdentityValuePolicy tenants, VerdictListener listener, Clock clock, int order,
+            RefusalWriter refusalWriter) {
         this.evaluator = evaluator;
         this.identity = identity;
         this.resolver = resolver;
         this.headers = resolver instanceof RequestIdentity fromHeaders ? fromHeaders : null;
-        this.admission = new Admission(evaluator, resolver, refusals, apiKeyFormat, listener, clock);
+        this.admission = new Admission(evaluator, resolver, refusals, apiKeyFormat, users, tenants, listener, clock);
         this.order = order;
         this.refusalWriter = refusalWriter;
     }
@@ -88,13 +100,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         if (headers != null) {
-            HttpHeaders requestHeaders = exchange.getRequest().getHeaders();
-            // The kill switch lets everything through, ambiguous requests included.
-            RepeatedName duplicated = rules.killSwitch() ? null
-                    : headers.duplicated(requestHeaders, rules.needsUser(), rules.needsTenant());
-            return decide(exchange, chain, rules, duplicated, headers.apiKey(requestHeaders),
-                    headers.user(requestHeaders), headers.tenant(requestHeaders),
-                    headers.tierHeader() == null ? null : headers.tier(requestHeaders));
+            return decide(exchange, chain, rules, headers.caller(exchange.getRequest().getHeaders()));
         }
         return Mono.defer(() -> resolver.resolve(exchange))
                 .onErrorResume(failure -> {
@@ -103,22 +109,20 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
                     return Mono.just(CallerIdentity.NONE);
                 })
                 .defaultIfEmpty(CallerIdentity.NONE)
-                .flatMap(caller -> decide(exchange, chain, rules,
-                        rules.killSwitch() ? null : caller.ambiguousFor(rules), caller.apiKey(), caller.user(),
-                        caller.tenant(), caller.tier()));
+                .flatMap(caller -> decide(exchange, chain, rules, caller));
     }
 
-    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, RepeatedName duplicated,
-            String apiKey, String user, String tenant, String trustedTier) {
-        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
-        String tier = refused != null ? null : admission.tier(rules, apiKey, trustedTier);
+    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules,
+            CallerIdentity caller) {
+        RefusalAnswer refused = admission.refuseIdentity(rules, caller);
+        String tier = refused != null ? null : admission.tier(rules, caller);
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);
         }
         if (refused != null) {
             return refusalWriter.write(exchange, refused);
         }
-        RequestAttributes request = attributes(exchange, apiKey, user, tenant, tier, rules);
+        RequestAttributes request = attributes(exchange, caller, tier, rules);
         exchange.getAttributes().put(REQUEST_ATTRIBUTE, request);
         // The request owns its concurrency permits: whichever store grants one tells this object, even after the
         // request has ended, so each permit is given back exactly once however the request and the store race.
@@ -148,13 +152,16 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return refused == null ? chain.filter(exchange) : refusalWriter.write(exchange, refused);
     }
 
-    private RequestAttributes attributes(ServerWebExchange exchange, String apiKey, String user, String tenant,
-            String tier, RuleSet rules) {
+    private RequestAttributes attributes(ServerWebExchange exchange, CallerIdentity caller, String tier,
+            RuleSet rules) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         Map<String, Object> metadata = route != null ? route.getMetadata() : Map.of();
         String routeClass = routeClassOf(metadata);
-        return new RequestAttributes(apiKey, user, tenant,
-                rules.needsClientIp() ? identity.clientIp(exchange) : null, route != null ? route.getId() : null,
+        Supplier<String> clientIp = () -> identity.clientIp(exchange);
+        return new RequestAttributes(caller.qualified(Dimension.API_KEY),
+                admission.counted(Dimension.USER, caller, clientIp),
+                admission.counted(Dimension.TENANT, caller, clientIp),
+                rules.needsClientIp() ? clientIp.get() : null, route != null ? route.getId() : null,
                 RequestPaths.normalise(exchange.getRequest().getPath().value()), routeClass, tier,
                 RouteMetadata.cost(metadata));
     }

@@ -34,6 +34,10 @@ public final class Refusal {
         MISSING_IDENTITY("missing_identity"),
         /** 400: the API key fails the configured format check. */
         INVALID_API_KEY("invalid_api_key"),
+        /** 400: a user or tenant id fails its configured format check. */
+        INVALID_IDENTITY("invalid_identity"),
+        /** 403: a user or tenant id nobody vouched for, and such ids are rejected. */
+        UNKNOWN_IDENTITY("unknown_identity"),
         /** 401 by default: the request carries no API key and such requests are rejected. */
         MISSING_API_KEY("missing_api_key"),
         /** 401 or 403: no tier or override lists the API key, and unknown keys are rejected. */

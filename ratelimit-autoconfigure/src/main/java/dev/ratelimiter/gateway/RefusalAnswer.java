@@ -110,6 +110,18 @@ public final class RefusalAnswer {
                 body -> { });
     }
 
+    /** 400 for a user or tenant id that fails its format check ({@code what}: "user" or "tenant"). */
+    public static RefusalAnswer invalidIdentity(String what, String where, String problem) {
+        return badRequest(Refusal.Kind.INVALID_IDENTITY, List.of(), "The " + what + " in " + where + " " + problem
+                + ".", body -> { });
+    }
+
+    /** 403 for a user or tenant id the client stated where it must come from the token. */
+    public static RefusalAnswer unknownIdentity(String what) {
+        return credentialRefused(Refusal.Kind.UNKNOWN_IDENTITY, HttpStatus.FORBIDDEN, null, "The " + what
+                + " must come from the token here; one the request states itself is not accepted.");
+    }
+
     /** The configured answer (401 by default) for a request that carries no API key. */
     public static RefusalAnswer missingApiKey(HttpStatusCode status, String where, String challenge) {
         return credentialRefused(Refusal.Kind.MISSING_API_KEY, status, challenge,

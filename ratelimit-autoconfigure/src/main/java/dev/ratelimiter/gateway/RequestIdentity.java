@@ -17,7 +17,8 @@ import reactor.core.publisher.Mono;
  * Where the filter reads who is calling.
  *
  * <p>The user and tenant headers must be set by the authentication in front of the limiter, which must also strip
- * client-sent copies: the limiter trusts them as given. The client address is the connecting peer's, or, when the
+ * client-sent copies ({@code ratelimit.identity.strip-headers} does that in the gateway, before the limiter reads
+ * them): read alone, the limiter trusts them as given. The client address is the connecting peer's, or, when the
  * peer is a trusted proxy, the one the proxies' {@code Forwarded} / {@code X-Forwarded-For} entries name (see
  * {@link ClientAddressResolver}); it is never looked up in DNS.
  *
@@ -34,6 +35,11 @@ import reactor.core.publisher.Mono;
 public record RequestIdentity(String apiKeyHeader, String userHeader, String tenantHeader, String tierHeader,
         ClientAddressResolver addresses) implements RequestIdentityResolver {
 
+    /** Every value of this resolver is a header's. */
+    private static final Map<Dimension, IdentityOrigin> HEADERS = Map.of(Dimension.API_KEY, IdentityOrigin.REQUEST,
+            Dimension.USER, IdentityOrigin.REQUEST, Dimension.TENANT, IdentityOrigin.REQUEST, Dimension.TIER,
+            IdentityOrigin.REQUEST);
+
     /** Identity from headers, the tier looked up by the API key. */
     public RequestIdentity(String apiKeyHeader, String userHeader, String tenantHeader,
             ClientAddressResolver addresses) {
@@ -45,13 +51,20 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
         return Mono.just(caller(exchange.getRequest().getHeaders()));
     }
 
-    /** The caller these headers name, with the identity headers they carry twice (on any web stack). */
+    /**
+     * The caller these headers name, with the identity headers they carry twice (on any web stack). The filter's hot
+     * path: the common request, every header once, allocates nothing but the caller.
+     */
     public CallerIdentity caller(HttpHeaders headers) {
-        Map<Dimension, RepeatedName> ambiguous = new EnumMap<>(Dimension.class);
-        putIfRepeated(ambiguous, headers, Dimension.API_KEY, apiKeyHeader);
-        putIfRepeated(ambiguous, headers, Dimension.USER, userHeader);
-        putIfRepeated(ambiguous, headers, Dimension.TENANT, tenantHeader);
-        return new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers), ambiguous);
+        Map<Dimension, RepeatedName> ambiguous = Map.of();
+        if (repeated(headers, apiKeyHeader) || repeated(headers, userHeader) || repeated(headers, tenantHeader)) {
+            ambiguous = new EnumMap<>(Dimension.class);
+            putIfRepeated(ambiguous, headers, Dimension.API_KEY, apiKeyHeader);
+            putIfRepeated(ambiguous, headers, Dimension.USER, userHeader);
+            putIfRepeated(ambiguous, headers, Dimension.TENANT, tenantHeader);
+        }
+        return new CallerIdentity(apiKey(headers), user(headers), tenant(headers), tier(headers), ambiguous,
+                HEADERS);
     }
 
     private static void putIfRepeated(Map<Dimension, RepeatedName> ambiguous, HttpHeaders headers,
@@ -64,22 +77,6 @@ public record RequestIdentity(String apiKeyHeader, String userHeader, String ten
     @Override
     public String challenge() {
         return "ApiKey header=" + JsonText.quote(apiKeyHeader);
-    }
-
-    /**
-     * The identity header the request carries more than once, of those the rules read, or null. Two values are two
-     * claims of who is calling; picking one would let a client choose which one the limiter believes while the
-     * upstream may believe the other. The API key always counts (it picks the tier); the user and tenant only when a
-     * rule reads them.
-     */
-    public RepeatedName duplicated(HttpHeaders headers, boolean user, boolean tenant) {
-        if (repeated(headers, apiKeyHeader)) {
-            return RepeatedName.header(apiKeyHeader);
-        }
-        if (user && repeated(headers, userHeader)) {
-            return RepeatedName.header(userHeader);
-        }
-        return tenant && repeated(headers, tenantHeader) ? RepeatedName.header(tenantHeader) : null;
     }
 
     static boolean repeated(HttpHeaders headers, String name) {

@@ -69,6 +69,12 @@ class RateLimitGatewayAutoConfigurationTest {
                 .rootCause().hasMessageContaining("ratelimit.api-key.pattern '[a-z' is not a regular expression"));
         runner.withPropertyValues("ratelimit.api-key.max-length=-1").run(context -> assertThat(context).getFailure()
                 .rootCause().hasMessageContaining("ratelimit.api-key.max-length must be 0 (no limit) or more"));
+        runner.withPropertyValues("ratelimit.identity.tenant.pattern=[a-z").run(context -> assertThat(context)
+                .getFailure().rootCause()
+                .hasMessageContaining("ratelimit.identity.tenant.pattern '[a-z' is not a regular expression"));
+        runner.withPropertyValues("ratelimit.identity.user.max-length=-1").run(context -> assertThat(context)
+                .getFailure().rootCause()
+                .hasMessageContaining("ratelimit.identity.user.max-length must be 0 (no limit) or more"));
     }
 
     @Test

@@ -27,18 +27,37 @@ class ConfiguredIdentityResolverTest {
     void theFirstSourceWithAValueGivesItAndALaterHeaderIsNotRead() {
         CallerIdentity caller = resolve(claimThenHeader, withToken(MockServerHttpRequest.get("/api/x")
                 .header("X-API-Key", "a", "b").header("X-Tenant-Id", "t1"), Map.of("azp", "client-a", "plan", "pro")));
-        assertThat(caller).isEqualTo(new CallerIdentity("client-a", "alice", "t1", "pro", Map.of()));
+        assertThat(caller).isEqualTo(new CallerIdentity("client-a", "alice", "t1", "pro", Map.of(),
+                Map.of(Dimension.API_KEY, IdentityOrigin.CLAIM, Dimension.USER, IdentityOrigin.PRINCIPAL,
+                        Dimension.TENANT, IdentityOrigin.REQUEST, Dimension.TIER, IdentityOrigin.CLAIM)));
+        assertThat(caller.qualified(Dimension.API_KEY)).isEqualTo("claim:client-a");
+        assertThat(caller.qualified(Dimension.USER)).isEqualTo("principal:alice");
+        assertThat(caller.qualified(Dimension.TENANT)).as("a header-only list: the value as sent").isEqualTo("t1");
     }
 
     @Test
-    void aHeaderSentTwiceWhereItIsReadMakesTheDimensionAmbiguous() {
-        CallerIdentity caller = resolve(claimThenHeader, MockServerWebExchange.from(MockServerHttpRequest
-                .get("/api/x").header("X-API-Key", "a", "b").header("X-Tenant-Id", "t1", "t2")));
-        assertThat(caller.apiKey()).isNull();
-        assertThat(caller.ambiguous()).containsExactlyInAnyOrderEntriesOf(Map.of(Dimension.API_KEY,
-                RepeatedName.header("X-API-Key"), Dimension.TENANT, RepeatedName.header("X-Tenant-Id")));
-        assertThat(caller.user()).as("no principal").isNull();
-        assertThat(caller.tier()).isNull();
+    void aHeaderInAListThatAlsoReadsTheTokenIsUnvouchedAndNoHeaderSpellsATokensValue() {
+        CallerIdentity anonymous = resolve(claimThenHeader, MockServerWebExchange.from(MockServerHttpRequest
+                .get("/api/x").header("X-API-Key", "claim:client-a")));
+        assertThat(anonymous.origin(Dimension.API_KEY)).isEqualTo(IdentityOrigin.UNVOUCHED);
+        assertThat(anonymous.qualified(Dimension.API_KEY)).isEqualTo("header:claim:client-a");
+        assertThat(IdentityOrigin.REQUEST.qualify("acme-key")).isEqualTo("acme-key");
+        assertThat(IdentityOrigin.REQUEST.qualify("address:127.0.0.1")).isEqualTo("header:address:127.0.0.1");
+        assertThat(IdentityOrigin.REQUEST.qualify("header:x")).isEqualTo("header:header:x");
+    }
+
+    @Test
+    void anExpressionsValueIsTheTokensOnlyWhenItReadNothingButTheToken() {
+        ExpressionSource claimFirst = new ExpressionSource("e", "claims['org'] ?: headers['X-Org']", true);
+        ServerWebExchange withClaim = withToken(MockServerHttpRequest.get("/a").header("X-Org", "h"),
+                Map.of("org", "acme"));
+        assertThat(value(claimFirst, withClaim)).isEqualTo(new IdentityValue("acme", IdentityOrigin.TOKEN_EXPRESSION));
+        assertThat(value(claimFirst, withToken(MockServerHttpRequest.get("/a").header("X-Org", "h"), Map.of())))
+                .isEqualTo(new IdentityValue("h", IdentityOrigin.REQUEST));
+        assertThat(value(claimFirst, MockServerWebExchange.from(MockServerHttpRequest.get("/a")))).isNull();
+        ExpressionSource headerFirst = new ExpressionSource("e", "headers['X-Org'] ?: claims['org']", true);
+        assertThat(value(headerFirst, withClaim)).as("the header read first: the client chose")
+                .isEqualTo(new IdentityValue("h", IdentityOrigin.REQUEST));
     }
 
     @Test
@@ -64,6 +83,10 @@ class ConfiguredIdentityResolverTest {
         assertThat(read(failing, MockServerWebExchange.from(MockServerHttpRequest.get("/a").header("X-Org", "o"))))
                 .isNull();
         assertThat(read(failing, MockServerWebExchange.from(MockServerHttpRequest.get("/a")))).isNull();
+    }
+
+    private static IdentityValue value(IdentitySource source, ServerWebExchange exchange) {
+        return source.value(IdentityRequest.of(exchange), exchange.getPrincipal().block(Duration.ofSeconds(1)));
     }
 
     private static String read(IdentitySource source, ServerWebExchange exchange) {

@@ -42,6 +42,8 @@ class IdentityFromExpressionIntegrationTest {
                 "ratelimit.identity.tenant.source=expression",
                 "ratelimit.identity.tenant.expression=headers['X-Org'] != null ? 'org:' + headers['X-Org'] "
                         + ": (query['org'] ?: claims['org'])",
+                // the header and the query may name any tenant here, as the claim does: counted as given
+                "ratelimit.identity.tenant.unknown.policy=accept",
                 // a property of a string, which only the root has: fails on every request, whatever it carries
                 "ratelimit.identity.user.source=expression",
                 "ratelimit.identity.user.expression=headers['X-Name'].path",

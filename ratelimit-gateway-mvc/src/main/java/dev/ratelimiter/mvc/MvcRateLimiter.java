@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
+import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPaths;
@@ -14,7 +16,6 @@ import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.RefusalAnswer;
-import dev.ratelimiter.gateway.RepeatedName;
 import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RouteMetadata;
@@ -99,23 +100,20 @@ public final class MvcRateLimiter {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
-        CallerIdentity caller = resolver == null ? null : identify(request, routeId);
-        RepeatedName duplicated = rules.killSwitch() ? null : caller != null ? caller.ambiguousFor(rules)
-                : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
-        String apiKey = caller != null ? caller.apiKey() : identity.apiKey(headers);
-        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
-        String tier = refused != null ? null : admission.tier(rules, apiKey, caller != null ? caller.tier()
-                : identity.tierHeader() == null ? null : identity.tier(headers));
+        CallerIdentity caller = resolver == null ? identity.caller(headers) : identify(request, routeId);
+        RefusalAnswer refused = admission.refuseIdentity(rules, caller);
+        String tier = refused != null ? null : admission.tier(rules, caller);
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);
         }
         if (refused != null) {
             return answer(refused, new HttpHeaders(), null);
         }
-        RequestAttributes attributes = new RequestAttributes(apiKey,
-                caller != null ? caller.user() : identity.user(headers),
-                caller != null ? caller.tenant() : identity.tenant(headers),
-                rules.needsClientIp() ? clientIp(limited, headers) : null, routeId,
+        Supplier<String> clientIp = () -> clientIp(limited, headers);
+        RequestAttributes attributes = new RequestAttributes(caller.qualified(Dimension.API_KEY),
+                admission.counted(Dimension.USER, caller, clientIp),
+                admission.counted(Dimension.TENANT, caller, clientIp),
+                rules.needsClientIp() ? clientIp.get() : null, routeId,
                 RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
                 RouteMetadata.cost(metadata));
         limited.attributes(attributes);

@@ -7,6 +7,7 @@ import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.ClaimSource;
 import dev.ratelimiter.gateway.ExpressionSource;
+import dev.ratelimiter.gateway.IdentityOrigin;
 import dev.ratelimiter.gateway.IdentitySource;
 import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.gateway.RepeatedName;
@@ -43,7 +44,9 @@ class ConfiguredServletIdentityTest {
         servlet.setUserPrincipal(new JwtAuthenticationToken(jwt));
         servlet.addHeader("X-API-Key", "from-the-client");
         CallerIdentity caller = resolver("claims['tenant_id']").resolve(request(servlet), "api");
-        assertThat(caller).isEqualTo(CallerIdentity.of("client-a", "alice", "t1", "pro"));
+        assertThat(caller).isEqualTo(new CallerIdentity("client-a", "alice", "t1", "pro", Map.of(),
+                Map.of(Dimension.API_KEY, IdentityOrigin.CLAIM, Dimension.USER, IdentityOrigin.PRINCIPAL,
+                        Dimension.TENANT, IdentityOrigin.TOKEN_EXPRESSION, Dimension.TIER, IdentityOrigin.CLAIM)));
     }
 
     @Test
@@ -53,7 +56,9 @@ class ConfiguredServletIdentityTest {
                 AuthorityUtils.createAuthorityList("ROLE_ANONYMOUS")));
         servlet.addHeader("X-API-Key", "header-key");
         CallerIdentity caller = resolver("principal").resolve(request(servlet), "api");
-        assertThat(caller).isEqualTo(CallerIdentity.of("header-key", null, null, null));
+        assertThat(caller).as("the header beside a token source: nobody vouched for it").isEqualTo(
+                new CallerIdentity("header-key", null, null, null, Map.of(),
+                        Map.of(Dimension.API_KEY, IdentityOrigin.UNVOUCHED)));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import dev.ratelimiter.autoconfigure.AdapterSettings;
 import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
@@ -19,6 +20,7 @@ import dev.ratelimiter.mvc.RateLimitServletFilter;
 import dev.ratelimiter.mvc.RefusedRequestExceptionResolver;
 import dev.ratelimiter.mvc.RouteMetadataLookup;
 import dev.ratelimiter.mvc.RouterFunctionLimiting;
+import dev.ratelimiter.mvc.ServletClientHeaderStripping;
 import dev.ratelimiter.mvc.ServletIdentityResolver;
 import dev.ratelimiter.mvc.UpstreamCallTracking;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,10 +31,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 
 /**
  * The limiter in front of every Spring Cloud Gateway Server MVC route: the same core, rules, store and answers as the
@@ -63,7 +67,8 @@ public final class RateLimitMvcAutoConfiguration {
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
-                AdapterSettings.apiKeyFormat(properties), VerdictListener.all(listeners.orderedStream().toList()),
+                AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
+                AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC());
         AdapterSettings.rejectRemovedSettings(properties);
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
@@ -82,6 +87,22 @@ public final class RateLimitMvcAutoConfiguration {
     ServletIdentityResolver rateLimitServletIdentityResolver(RateLimitProperties properties,
             ApplicationContext context) {
         return MvcIdentitySettings.resolver(properties, context.getClassLoader());
+    }
+
+    /**
+     * Hides the identity headers {@code ratelimit.identity.strip-headers} names from every filter after it, Spring
+     * Security's included (registered first of all; off when it names none).
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitClientHeaderStripping")
+    FilterRegistrationBean<ServletClientHeaderStripping> rateLimitClientHeaderStripping(
+            RateLimitProperties properties) {
+        List<String> names = properties.getIdentity().getStripHeaders();
+        FilterRegistrationBean<ServletClientHeaderStripping> registration = new FilterRegistrationBean<>(
+                new ServletClientHeaderStripping(names));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        registration.setEnabled(!names.isEmpty());
+        return registration;
     }
 
     @Bean
