@@ -13,8 +13,6 @@ import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * This region's share of each global rule's buckets. A {@link Scope#GLOBAL global} rule's limit is split between
  * the regions: by default in proportion to their weights (1,000 over three equal regions: 334, 333, 333, the larger
@@ -181,7 +179,7 @@ public final class RegionShares {
      * The rule a share key's bucket belongs to and its limit's shape ({@code free.default@t}), or null when the key is
      * nothing {@link #shareKey} makes.
      */
-    public static @Nullable String ruleShapeOf(String key) {
+    public static String ruleShapeOf(String key) {
         Matcher matcher = SHARE_KEY.matcher(key);
         return matcher.matches() ? matcher.group(1) : null;
     }
@@ -227,7 +225,7 @@ public final class RegionShares {
     }
 
     /** {@link #apply(String, long, Map, long, boolean)} of a record usable now, published at 0. */
-    public void apply(String key, long quota, @Nullable Map<String, Long> amounts) {
+    public void apply(String key, long quota, Map<String, Long> amounts) {
         apply(key, quota, amounts, 0, true);
     }
 
@@ -239,7 +237,7 @@ public final class RegionShares {
      * @param usable whether a rule in force here makes the bucket, with that limit; otherwise the record waits (for a
      * rule or a limit change still on its way here) among the fewer records kept for that
      */
-    public synchronized void apply(String key, long quota, @Nullable Map<String, Long> amounts, long at,
+    public synchronized void apply(String key, long quota, Map<String, Long> amounts, long at,
             boolean usable) {
         Long amount = amounts == null ? null : amounts.get(region);
         usableOrder.remove(key);

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,6 +42,28 @@ class LoopbackOnlyTest {
         for (String origin : List.of("http://localhost:3000", "http://127.0.0.1:8081", "https://[::1]")) {
             assertThat(LoopbackOnly.refusal(List.of("localhost:8081"), List.of(origin))).as(origin).isNull();
         }
+    }
+
+    @Test
+    void itAppliesWhereTheEndpointsAreOnLoopbackWithoutCredentials() {
+        assertThat(onLoopback("management.server.port=8081", "management.server.address=127.0.0.1")).isTrue();
+        assertThat(onLoopback("server.address=::1")).as("no management port: the server's").isTrue();
+        assertThat(onLoopback("management.server.port=8081", "management.server.address=127.0.0.1",
+                "ratelimit.management.security.enabled=false")).as("switched off, still loopback").isTrue();
+        assertThat(onLoopback("management.server.port=8081", "management.server.address=127.0.0.1",
+                "ratelimit.management.security.enabled=true")).as("credentials instead").isFalse();
+        assertThat(onLoopback("management.server.port=8081", "management.server.address=0.0.0.0",
+                "ratelimit.management.security.enabled=false")).as("beyond loopback: the operator's choice")
+                .isFalse();
+    }
+
+    private static boolean onLoopback(String... properties) {
+        MockEnvironment environment = new MockEnvironment();
+        for (String property : properties) {
+            String[] pair = property.split("=", 2);
+            environment.setProperty(pair[0], pair[1]);
+        }
+        return OperatorEndpointExposure.of(environment).unauthenticatedOnLoopback();
     }
 
     @Test
