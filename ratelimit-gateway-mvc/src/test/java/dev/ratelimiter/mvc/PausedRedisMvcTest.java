@@ -104,6 +104,26 @@ class PausedRedisMvcTest {
         }
     }
 
+    /**
+     * The operator endpoints on the application's port, on loopback without credentials: a request naming another
+     * host (a web page's, through DNS rebinding) is refused there, and the gateway's routes, which a proxy in front may
+     * reach with the client's Host, are not touched.
+     */
+    @Test
+    void anotherHostNameReachesTheRoutesButNotTheOperatorEndpoints() throws Exception {
+        String evil = "Host: evil.example:" + port;
+        RawResponse kill = RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
+                "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8), evil);
+        assertThat(kill.status()).isEqualTo(403);
+        assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0], evil).status())
+                .isEqualTo(403);
+        assertThat(RawResponse.send(port, "GET", "/api/rebound", null, new byte[0], evil, "X-API-Key: rebound")
+                .status()).isEqualTo(200);
+        assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0]).body())
+                .contains("\"killSwitch\":false");
+    }
+
     @Test
     void withRedisPausedRequestsAreAnsweredFromTheFallbackWithinTheStoreTimeout() throws Exception {
         Http http = new Http(port);
