@@ -11,24 +11,16 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * {@link LoopbackOnly} in front of the actuator endpoints and the rules API on the servlet flavour, where they are
  * served on loopback without authentication: a request addressed to another host name, or sent by a page of another
- * site, is a 403 problem, as on WebFlux. Placed on the same paths as {@link OperatorServletFilter}.
+ * site, is a 403 problem, as on WebFlux.
  */
-final class LoopbackOnlyServletFilter extends OncePerRequestFilter {
-
-    private final OperatorPaths paths;
+final class LoopbackOnlyServletFilter extends OperatorPathFilter {
 
     LoopbackOnlyServletFilter(OperatorPaths paths) {
-        this.paths = paths;
-    }
-
-    @Override
-    protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !paths.guards(request);
+        super(paths);
     }
 
     @Override
