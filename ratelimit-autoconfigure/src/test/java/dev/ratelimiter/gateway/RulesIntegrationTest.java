@@ -176,11 +176,17 @@ class RulesIntegrationTest {
     @Test
     void onTheSharedLoopbackPortAnotherHostNameReachesTheRoutesButNotTheOperatorEndpoints() throws IOException {
         String evil = "Host: evil.example:" + port;
-        for (String path : List.of("/actuator/ratelimitcontrol", "/actuator/ratelimitcontrol/")) {
-            RawResponse kill = RawResponse.send(port, "POST", path, "application/json",
-                    "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8), evil);
-            assertThat(kill.status()).as(path).isEqualTo(403);
-            assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        RawResponse kill = RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
+                "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8), evil);
+        assertThat(kill.status()).isEqualTo(403);
+        assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        for (String path : List.of("/actuator/ratelimitcontrol/", "//actuator/ratelimitcontrol",
+                "/actuator//ratelimitcontrol", "/actuator/ratelimitcontrol;x=1", "/actuator/%72atelimitcontrol",
+                "/ACTUATOR/ratelimitcontrol", "/actuator/./ratelimitcontrol", "/actuator/health/../ratelimitcontrol",
+                "/actuator/health/%2e%2e/ratelimitcontrol")) {
+            assertThat(RawResponse.send(port, "POST", path, "application/json",
+                    "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8), evil).status()).as(path)
+                    .isNotEqualTo(200);
         }
         assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0], evil).status())
                 .isEqualTo(403);

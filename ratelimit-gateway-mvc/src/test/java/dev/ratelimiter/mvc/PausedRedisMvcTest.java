@@ -3,6 +3,7 @@ package dev.ratelimiter.mvc;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitStore;
@@ -116,6 +117,14 @@ class PausedRedisMvcTest {
                 "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8), evil);
         assertThat(kill.status()).isEqualTo(403);
         assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        for (String path : List.of("/actuator/ratelimitcontrol/", "//actuator/ratelimitcontrol",
+                "/actuator//ratelimitcontrol", "/actuator/ratelimitcontrol;x=1", "/actuator/%72atelimitcontrol",
+                "/ACTUATOR/ratelimitcontrol", "/actuator/./ratelimitcontrol", "/actuator/health/../ratelimitcontrol",
+                "/actuator/health/%2e%2e/ratelimitcontrol")) {
+            assertThat(RawResponse.send(port, "POST", path, "application/json",
+                    "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8), evil).status()).as(path)
+                    .isNotEqualTo(200);
+        }
         assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0], evil).status())
                 .isEqualTo(403);
         assertThat(RawResponse.send(port, "GET", "/api/rebound", null, new byte[0], evil, "X-API-Key: rebound")
