@@ -49,8 +49,8 @@ final class LimiterConnectionConfiguration {
     @ConditionalOnMissingBean
     RateLimitRedis rateLimitRedis(RateLimitProperties properties, LettuceConnectionFactory connectionFactory,
             LimiterConnection connection, RedisKeys keys) {
-        boolean cluster = connectionFactory.isClusterAware();
         StoreProperties settings = properties.getStore();
+        boolean cluster = RedisLocation.splitBySlot(connectionFactory, settings.getRedisTopology());
         RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster, settings.getTimeout(),
                 settings.effectiveMaxWait());
         boolean auto = settings.getType() == StoreProperties.StoreType.AUTO;

@@ -29,6 +29,14 @@ public record OperatorEndpointExposure(boolean separatePort, @Nullable String ad
         return new OperatorEndpointExposure(separate, address, secured);
     }
 
+    /**
+     * Served without authentication on a loopback address: only this host reaches the endpoints, and only requests
+     * addressed to loopback are answered ({@link LoopbackOnly}), so that no web page open on this host can use them.
+     */
+    public boolean unauthenticatedOnLoopback() {
+        return !secured && isLoopback(address);
+    }
+
     /** For messages: "the management port on all addresses", "the server port on 10.0.0.5". */
     public String describe() {
         return (separatePort ? "the management port" : "the server port (no management.server.port)") + " on "

@@ -2,14 +2,10 @@ package dev.ratelimiter.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
@@ -21,7 +17,6 @@ import org.springframework.security.web.server.context.NoOpServerSecurityContext
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
-import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 
@@ -84,7 +79,7 @@ final class OperatorSecurityFilter {
                 });
         WebFilterChainProxy security = new WebFilterChainProxy(http.build());
         WebFilter chain = (exchange, next) -> {
-            closeWhenRefused(exchange);
+            OperatorRequests.closeWhenRefused(exchange);
             return security.filter(exchange, next);
         };
         if (wholePort) {
@@ -94,30 +89,6 @@ final class OperatorSecurityFilter {
         // paths the routes accept (";", "%2F", "//"), and every request would pay for it.
         return (exchange, next) -> scope.matches(exchange)
                 .flatMap(match -> match.isMatch() ? chain.filter(exchange, next) : next.filter(exchange));
-    }
-
-    /**
-     * A refusal (401, 403) is answered without reading the request's body, and a connection whose request was not read
-     * to its end goes on taking in whatever the client sends before it can read the next request: an endless chunked
-     * body, for ever. A refused request that declares a body is therefore told the connection closes, and the server
-     * stops reading it.
-     */
-    private static void closeWhenRefused(ServerWebExchange exchange) {
-        HttpHeaders headers = exchange.getRequest().getHeaders();
-        List<String> encodings = headers.get(HttpHeaders.TRANSFER_ENCODING);
-        boolean chunked = encodings != null
-                && encodings.stream().anyMatch(encoding -> encoding.toLowerCase(Locale.ROOT).contains("chunked"));
-        if (headers.getContentLength() <= 0 && !chunked) {
-            return;
-        }
-        ServerHttpResponse response = exchange.getResponse();
-        response.beforeCommit(() -> {
-            HttpStatusCode status = response.getStatusCode();
-            if (status != null && (status.value() == 401 || status.value() == 403)) {
-                response.getHeaders().set(HttpHeaders.CONNECTION, "close");
-            }
-            return Mono.empty();
-        });
     }
 
     /** The paths of these endpoints and what lies below them (only the exposed ones have a path). */
@@ -133,19 +104,8 @@ final class OperatorSecurityFilter {
         return paths.toArray(String[]::new);
     }
 
-    /** Every exposed endpoint's path and what lies below it, the discovery page at the base path, the rules API. */
     private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints, String... rulesApi) {
-        List<String> patterns = new ArrayList<>(List.of(rulesApi));
-        String base = endpoints.getBasePath();
-        if (!base.isEmpty() && !base.equals("/")) {
-            patterns.add(base);
-            patterns.add(base + "/");
-        }
-        for (String path : endpoints.getAllPaths()) {
-            patterns.add(path);
-            patterns.add(path + "/**");
-        }
-        return ServerWebExchangeMatchers.pathMatchers(patterns.toArray(String[]::new));
+        return ServerWebExchangeMatchers.pathMatchers(OperatorRequests.endpointPatterns(endpoints, rulesApi));
     }
 
     private static ReactiveAuthenticationManager authenticate(OperatorAccounts accounts) {

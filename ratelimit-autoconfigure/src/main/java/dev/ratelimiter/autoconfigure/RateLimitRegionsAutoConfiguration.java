@@ -74,12 +74,12 @@ public final class RateLimitRegionsAutoConfiguration {
 
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnMissingBean
-        RegionShareListener rateLimitRegionShareListener(RegionShares shares, RegionProperties properties,
-                Environment environment, ObjectProvider<MeterRegistry> registries) {
+        RegionShareListener rateLimitRegionShareListener(RegionShares shares, RuleSetHolder rules,
+                RegionProperties properties, Environment environment, ObjectProvider<MeterRegistry> registries) {
             RegionShareListener listener = new RegionShareListener(RegionKafkaClients.consumer(
                     KafkaBootstrapServers.forRegions(environment), properties.getKafka().getConsumer()),
-                    properties.getKafka().getSharesTopic(), shares, properties.getFloor(), properties.getStaleAfter(),
-                    Clock.systemUTC());
+                    properties.getKafka().getSharesTopic(), shares, rules, properties.getFloor(),
+                    properties.getStaleAfter(), Clock.systemUTC());
             registries.ifAvailable(registry -> RegionMeters.shares(registry, shares, listener,
                     properties.getStaleAfter(), Clock.systemUTC()));
             return listener;

@@ -35,6 +35,9 @@ final class RegionMeters {
             Duration staleAfter, Clock clock) {
         Gauge.builder("ratelimit.region.shares.moved", shares, RegionShares::moved)
                 .description("Global buckets whose share here is not the default split").register(registry);
+        FunctionCounter.builder("ratelimit.region.shares.evicted", shares, RegionShares::evicted)
+                .description("Moved buckets put back on the default split to keep ratelimit.regions.max-keys")
+                .register(registry);
         Gauge.builder("ratelimit.region.shares.stale", shares, s -> s.stale(clock.instant(), staleAfter) ? 1 : 0)
                 .description("1 while nothing was heard from the rebalancer for stale-after: the region keeps its "
                         + "last shares").register(registry);

@@ -48,6 +48,9 @@ public class RegionProperties {
 
     /**
      * Global buckets counted at once per instance; a bucket beyond them is not reported and keeps the default split.
+     * Also the most buckets holding a moved share whose rule is in force here (and a tenth of it for records whose
+     * rule or limit has not reached this region yet); past it the bucket whose record came longest ago goes back to
+     * the default split.
      */
     private int maxKeys = 100_000;
 
@@ -62,7 +65,7 @@ public class RegionProperties {
                     + "weight (the same in every region), e.g. {us-east-1: 1, eu-central-1: 1, ap-southeast-1: 1}, "
                     + "or leave ratelimit.regions.local unset.");
         }
-        return new RegionShares(local, weights);
+        return new RegionShares(local, weights, maxKeys);
     }
 
     public String getLocal() {

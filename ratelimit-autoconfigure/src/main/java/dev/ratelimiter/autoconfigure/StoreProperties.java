@@ -126,6 +126,14 @@ public class StoreProperties {
      */
     private long localMaxKeys = 100_000;
 
+    /**
+     * How Redis is laid out, which decides whether one script may touch keys of several hash slots: auto follows the
+     * connection Spring Boot made (a cluster when spring.data.redis.cluster.* is set); cluster keeps every script
+     * within one slot, for a cluster the connection does not show as one (behind a proxy that routes by key);
+     * standalone for one server, a primary with replicas, or Sentinel.
+     */
+    private RedisTopology redisTopology = RedisTopology.AUTO;
+
     public StoreType getType() {
         return type;
     }
@@ -198,6 +206,14 @@ public class StoreProperties {
         this.localMaxKeys = localMaxKeys;
     }
 
+    public RedisTopology getRedisTopology() {
+        return redisTopology;
+    }
+
+    public void setRedisTopology(RedisTopology redisTopology) {
+        this.redisTopology = redisTopology;
+    }
+
     /** Where buckets live. */
     public enum StoreType {
         /** This instance's memory until Redis first answers (a warning says so), then Redis for good. */
@@ -206,5 +222,15 @@ public class StoreProperties {
         REDIS,
         /** This instance's memory only: exact for a single instance, per-instance for a fleet. */
         MEMORY
+    }
+
+    /** How Redis is laid out, as far as the limiter's scripts care. */
+    public enum RedisTopology {
+        /** A cluster when the connection is cluster-aware (spring.data.redis.cluster.*), else standalone. */
+        AUTO,
+        /** One primary (with replicas, or found through Sentinel): a script may touch any key. */
+        STANDALONE,
+        /** Redis Cluster, seen by the connection or not: every script stays within one hash slot. */
+        CLUSTER
     }
 }

@@ -271,7 +271,21 @@ abstract sealed class BucketState {
      */
     static final class Concurrency extends BucketState {
 
+        /** What a store with no room for another permit bucket answers with: every request refused. */
+        static final Concurrency NO_ROOM = new Concurrency(false);
+
         private final Set<String> permits = new HashSet<>();
+        private final boolean room;
+        /** Dropped by its store, holding no permit: a request that found it must look the bucket up again. */
+        boolean retired;
+
+        Concurrency() {
+            this(true);
+        }
+
+        private Concurrency(boolean room) {
+            this.room = room;
+        }
 
         @Override
         boolean fits(Limit limit) {
@@ -286,8 +300,8 @@ abstract sealed class BucketState {
         @Override
         Preview preview(Check check, long nowNanos) {
             long max = check.rule().limit().quota();
-            boolean allowed = permits.contains(check.permit()) || permits.size() < max;
-            long remaining = max - permits.size() - (allowed && !permits.contains(check.permit()) ? 1 : 0);
+            boolean allowed = room && (permits.contains(check.permit()) || permits.size() < max);
+            long remaining = !room ? 0 : max - permits.size() - (allowed && !permits.contains(check.permit()) ? 1 : 0);
             return new Preview(allowed, remaining, allowed ? Duration.ZERO : ConcurrencyLimit.RETRY_HINT,
                     Duration.ZERO, 0, nowNanos, 0, check.permit());
         }

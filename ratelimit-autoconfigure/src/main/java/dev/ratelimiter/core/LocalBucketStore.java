@@ -2,6 +2,8 @@ package dev.ratelimiter.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -18,10 +20,18 @@ import reactor.core.publisher.Mono;
  * <p>Memory is bounded twice over: a bucket idle for its limit's state lifetime is evicted (it would be full
  * again, so forgetting it changes no decision), and at most {@code maxKeys} buckets are kept. Only the second
  * bound can lose state, and then only in the client's favour.
+ *
+ * <p>Concurrency buckets are kept apart, in a map of their own, and only while they hold a permit: a size-bounded
+ * cache evicts whatever its policy picks, and a permit forgotten there would be a request in progress that no longer
+ * counts (a flood of new keys made room by evicting them). A request in progress always ends and gives its permit
+ * back, so that map holds no more buckets than there are requests in progress; it is capped at {@code maxKeys} as
+ * well, and a request needing a new bucket beyond that is refused rather than counted nowhere.
  */
 public final class LocalBucketStore implements RateLimitStore {
 
     private final Cache<BucketKey, BucketState> buckets;
+    private final Map<BucketKey, BucketState.Concurrency> permitBuckets = new ConcurrentHashMap<>();
+    private final long maxKeys;
     private final LongSupplier nanoClock;
     private final RequestPermits.Owner permitOwner = this::releaseNow;
 
@@ -29,6 +39,7 @@ public final class LocalBucketStore implements RateLimitStore {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
         }
+        this.maxKeys = maxKeys;
         this.nanoClock = nanoClock;
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(maxKeys)
@@ -49,18 +60,18 @@ public final class LocalBucketStore implements RateLimitStore {
     /** The same as {@link #evaluate} without the reactive wrapper; it never waits on anything but bucket locks. */
     public Verdict evaluateNow(List<Check> checks) {
         long now = nanoClock.getAsLong();
-        List<BucketState> states = new ArrayList<>(checks.size());
-        for (Check check : checks) {
-            states.add(stateFor(check, now));
-        }
-        Verdict verdict = Verdict.evaluated(OrderedLocks.holding(checks, states, () -> decide(checks, states, now)),
-                Verdict.Source.LOCAL);
+        List<RuleOutcome> outcomes;
+        do {
+            List<BucketState> states = new ArrayList<>(checks.size());
+            for (Check check : checks) {
+                states.add(stateFor(check, now));
+            }
+            // null: a permit bucket was dropped between the look-up and its lock; look again
+            outcomes = OrderedLocks.holding(checks, states, () -> decide(checks, states, now));
+        } while (outcomes == null);
+        Verdict verdict = Verdict.evaluated(outcomes, Verdict.Source.LOCAL);
         List<Check> taken = verdict.permitsHeld();
         if (!taken.isEmpty()) {
-            for (Check check : taken) {
-                // Read again now that it holds a permit: a bucket holding permits must not expire (see IdleUntilFull).
-                buckets.getIfPresent(check.bucket());
-            }
             // Outside the bucket locks: a request that already ended gives the permits back at once, which locks them.
             taken.get(0).permits().granted(permitOwner, taken);
         }
@@ -133,27 +144,37 @@ public final class LocalBucketStore implements RateLimitStore {
     /** Gives back the permits of these concurrency checks; those not held are ignored. */
     public void releaseNow(List<Check> permits) {
         for (Check check : permits) {
-            if (check.concurrency() && buckets.getIfPresent(check.bucket()) instanceof BucketState.Concurrency state) {
+            BucketState.Concurrency state = check.concurrency() ? permitBuckets.get(check.bucket()) : null;
+            if (state != null) {
                 synchronized (state) {
                     state.release(check.permit());
+                    dropIfEmpty(check.bucket(), state);
                 }
-                buckets.getIfPresent(check.bucket());
             }
         }
     }
 
     /** Permits in progress in one concurrency bucket (0 when it holds none). */
     public int inProgress(BucketKey bucket) {
-        if (buckets.getIfPresent(bucket) instanceof BucketState.Concurrency state) {
-            synchronized (state) {
-                return state.inProgress();
-            }
+        BucketState.Concurrency state = permitBuckets.get(bucket);
+        if (state == null) {
+            return 0;
         }
-        return 0;
+        synchronized (state) {
+            return state.inProgress();
+        }
     }
 
-    /** Called holding every bucket's monitor. */
-    private static List<RuleOutcome> decide(List<Check> checks, List<BucketState> states, long now) {
+    /**
+     * Called holding every bucket's monitor. Null when a permit bucket was dropped after it was looked up: the request
+     * must look its buckets up again, or its permit would be taken in a bucket nothing counts any more.
+     */
+    private List<RuleOutcome> decide(List<Check> checks, List<BucketState> states, long now) {
+        for (BucketState state : states) {
+            if (state instanceof BucketState.Concurrency permits && permits.retired) {
+                return null;
+            }
+        }
         List<BucketState.Preview> previews = new ArrayList<>(checks.size());
         boolean enforcedDenial = false;
         for (int i = 0; i < checks.size(); i++) {
@@ -172,11 +193,30 @@ public final class LocalBucketStore implements RateLimitStore {
             }
             long remaining = enforcedDenial && preview.allowed() ? preview.remaining() + check.cost() : preview.remaining();
             outcomes.add(new RuleOutcome(check, preview.allowed(), remaining, preview.retryAfter(), preview.resetAfter()));
+            if (states.get(i) instanceof BucketState.Concurrency permits) {
+                dropIfEmpty(check.bucket(), permits); // a request refused by another rule took no permit
+            }
         }
         return outcomes;
     }
 
+    /** Called holding the bucket's monitor: a permit bucket holding no permit is dropped (a new one is the same). */
+    private void dropIfEmpty(BucketKey key, BucketState.Concurrency state) {
+        if (!state.holdsPermits() && state != BucketState.Concurrency.NO_ROOM) {
+            state.retired = true;
+            permitBuckets.remove(key, state);
+        }
+    }
+
     private BucketState stateFor(Check check, long now) {
+        if (check.concurrency()) {
+            BucketState.Concurrency held = permitBuckets.get(check.bucket());
+            if (held != null) {
+                return held;
+            }
+            return permitBuckets.size() >= maxKeys ? BucketState.Concurrency.NO_ROOM
+                    : permitBuckets.computeIfAbsent(check.bucket(), key -> new BucketState.Concurrency());
+        }
         Limit limit = check.rule().limit();
         BucketState state = buckets.get(check.bucket(), k -> BucketState.create(limit, now));
         if (!state.fits(limit)) {
@@ -194,30 +234,24 @@ public final class LocalBucketStore implements RateLimitStore {
     /** Number of buckets currently held (approximate while evictions are pending). */
     public long size() {
         buckets.cleanUp();
-        return buckets.estimatedSize();
+        return buckets.estimatedSize() + permitBuckets.size();
     }
 
     private static final class IdleUntilFull implements Expiry<BucketKey, BucketState> {
 
         @Override
         public long expireAfterCreate(BucketKey key, BucketState state, long currentTime) {
-            return lifetime(state);
+            return state.lifetimeNanos;
         }
 
         @Override
         public long expireAfterUpdate(BucketKey key, BucketState state, long currentTime, long currentDuration) {
-            return lifetime(state);
+            return state.lifetimeNanos;
         }
 
         @Override
         public long expireAfterRead(BucketKey key, BucketState state, long currentTime, long currentDuration) {
-            return lifetime(state);
-        }
-
-        /** A concurrency bucket holding permits stays: forgetting it would forget requests still in progress. */
-        private static long lifetime(BucketState state) {
-            return state instanceof BucketState.Concurrency permits && permits.holdsPermits() ? Long.MAX_VALUE
-                    : state.lifetimeNanos;
+            return state.lifetimeNanos;
         }
     }
 }

@@ -3,11 +3,15 @@ package dev.ratelimiter.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * This region's share of each global rule's buckets. A {@link Scope#GLOBAL global} rule's limit is split between
@@ -18,14 +22,31 @@ import java.util.function.ToLongFunction;
  *
  * <p>A published share counts only while its limit is the rule's limit: a rule whose limit changed is back on the
  * default split of the new limit until the rebalancer publishes shares of it.
+ *
+ * <p>Moved buckets are bounded: at most {@code maxMoved} whose record a rule in force here can use, and a tenth of that
+ * (at least one) of records waiting for their rule or limit to arrive here. Past either bound the bucket whose record
+ * was applied longest ago in that class goes back to the default split; nothing else does.
  */
 public final class RegionShares {
+
+    /** The number of moved buckets kept when none is given. */
+    public static final int DEFAULT_MAX_MOVED = 100_000;
+
+    /** What {@link #shareKey} makes: a client id, '/', a rule id, '@', its limit's shape, perhaps ':' and an id. */
+    private static final Pattern SHARE_KEY = Pattern.compile(
+            "[A-Za-z0-9_-]{22}/([A-Za-z0-9][A-Za-z0-9._-]{0,127}@[A-Za-z0-9]{1,24})(?::[A-Za-z0-9_-]{22})?");
 
     private final String region;
     private final List<String> regions;
     private final double[] weights;
     private final int self;
     private final Map<String, Share> shares = new ConcurrentHashMap<>();
+    /** Keys of {@link #shares} in the order their records were applied, oldest first; guarded by {@code this}. */
+    private final LinkedHashSet<String> usableOrder = new LinkedHashSet<>();
+    private final LinkedHashSet<String> waitingOrder = new LinkedHashSet<>();
+    private final int maxUsable;
+    private final int maxWaiting;
+    private volatile long evicted;
     /** The default split's rule for each global rule. */
     private final Map<String, Held> defaults = new ConcurrentHashMap<>();
     /** Likewise, the floor each global rule's buckets hold until the shares topic is read. */
@@ -43,6 +64,20 @@ public final class RegionShares {
      * @param weights every region (this one included) and its weight in the default split
      */
     public RegionShares(String region, Map<String, Double> weights) {
+        this(region, weights, DEFAULT_MAX_MOVED);
+    }
+
+    /**
+     * @param maxMoved moved buckets kept whose record a rule in force can use (a tenth of it more for records
+     * waiting for their rule)
+     */
+    public RegionShares(String region, Map<String, Double> weights, int maxMoved) {
+        if (maxMoved < 1) {
+            throw new InvalidLimitException("ratelimit.regions.max-keys", "ratelimit.regions.max-keys must be at "
+                    + "least 1, but was " + maxMoved + ".");
+        }
+        this.maxUsable = maxMoved;
+        this.maxWaiting = Math.max(1, maxMoved / 10);
         Map<String, Double> sorted = new TreeMap<>(weights);
         if (!sorted.containsKey(region)) {
             throw new InvalidLimitException("ratelimit.regions.weights", "ratelimit.regions.weights lists "
@@ -141,6 +176,15 @@ public final class RegionShares {
     }
 
     /**
+     * The rule a share key's bucket belongs to and its limit's shape ({@code free.default@t}), or null when the key is
+     * nothing {@link #shareKey} makes.
+     */
+    public static String ruleShapeOf(String key) {
+        Matcher matcher = SHARE_KEY.matcher(key);
+        return matcher.matches() ? matcher.group(1) : null;
+    }
+
+    /**
      * The rule a request is checked against in this region: {@code rule} itself unless it is global, else {@code rule}
      * holding this region's share of its limit for {@code bucket}.
      */
@@ -180,20 +224,48 @@ public final class RegionShares {
         return held.share;
     }
 
-    /**
-     * Applies shares the rebalancer published for one bucket: {@code amounts} by region, of a limit of {@code quota};
-     * {@code null} amounts (a tombstone) put the bucket back on the default split. A region missing from the amounts
-     * keeps the default split too.
-     */
+    /** {@link #apply(String, long, Map, long, boolean)} of a record usable now, published at 0. */
     public void apply(String key, long quota, Map<String, Long> amounts) {
+        apply(key, quota, amounts, 0, true);
+    }
+
+    /**
+     * Applies shares the rebalancer published for one bucket at {@code at}: {@code amounts} by region, of a limit of
+     * {@code quota}; {@code null} amounts (a tombstone) put the bucket back on the default split. A region missing
+     * from the amounts keeps the default split too.
+     *
+     * @param usable whether a rule in force here makes the bucket, with that limit; otherwise the record waits (for a
+     * rule or a limit change still on its way here) among the fewer records kept for that
+     */
+    public synchronized void apply(String key, long quota, Map<String, Long> amounts, long at,
+            boolean usable) {
         Long amount = amounts == null ? null : amounts.get(region);
+        usableOrder.remove(key);
+        waitingOrder.remove(key);
         if (amount == null || amount < 1 || quota < 1) {
             shares.remove(key);
         }
         else {
-            shares.put(key, new Share(quota, amount));
+            shares.put(key, new Share(quota, amount, at));
+            keep(key, usable ? usableOrder : waitingOrder, usable ? maxUsable : maxWaiting);
         }
         updates++;
+    }
+
+    private void keep(String key, LinkedHashSet<String> order, int max) {
+        order.add(key);
+        if (order.size() > max) {
+            Iterator<String> oldest = order.iterator();
+            shares.remove(oldest.next());
+            oldest.remove();
+            evicted++;
+        }
+    }
+
+    /** When the record in force for {@code key} was published, or {@link Long#MIN_VALUE} when none is. */
+    public long publishedAt(String key) {
+        Share share = shares.get(key);
+        return share == null ? Long.MIN_VALUE : share.at;
     }
 
     /** The rebalancer was heard from at {@code when} (a share or its heartbeat). */
@@ -220,6 +292,11 @@ public final class RegionShares {
     /** Share updates applied since start. */
     public long updates() {
         return updates;
+    }
+
+    /** Moved buckets put back on the default split to keep the bound (see the class description). */
+    public long evicted() {
+        return evicted;
     }
 
     /** This region's share of each moved bucket, for the operator view (at most {@code max}). */
@@ -253,11 +330,14 @@ public final class RegionShares {
 
         final long quota;
         final long amount;
+        /** When the rebalancer published it (its clock, epoch milliseconds). */
+        final long at;
         volatile Held made;
 
-        Share(long quota, long amount) {
+        Share(long quota, long amount, long at) {
             this.quota = quota;
             this.amount = amount;
+            this.at = at;
         }
     }
 }

@@ -10,6 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import dev.ratelimiter.core.RegionShares;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.Scope;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -24,13 +27,23 @@ import tools.jackson.databind.json.JsonMapper;
  * itself, without a consumer group: each needs every share. When Kafka is away it keeps trying; the shares it has
  * stay in force, and {@link RegionShares#stale} says so once the rebalancer's heartbeat is overdue.
  *
- * <p>A record that cannot be read, or whose shares sum to more than its limit, is skipped and counted: a corrupt or
- * forged record must never raise a region above its share.
+ * <p>A record that cannot be read, whose shares sum to more than its limit, whose key is no bucket key, or that is
+ * stamped later than {@link #MAX_CLOCK_SKEW} from now is skipped and counted: a corrupt or forged record must never
+ * raise a region above its share, nor hold off the records after it. A record for a bucket that no global rule in
+ * force here makes with that limit waits, among fewer, for its rule (see {@link RegionShares}). What a writer of the
+ * topic can still do is move quota within a limit — the topic's ACLs are the control against that.
  */
 public final class RegionShareListener implements AutoCloseable {
 
     /** The key of the rebalancer's heartbeat record (share keys always contain a '/'). */
     public static final String HEARTBEAT = "heartbeat";
+
+    /**
+     * How far ahead of this instance's clock a record may be stamped (the rebalancer's clock and this one differ a
+     * little). A record stamped further ahead is refused: applied, it would make every later record of its bucket a
+     * replay until that time; this bounds how long a forged stamp can hold off the rebalancer's records.
+     */
+    public static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(1);
 
     private static final Logger logger = LoggerFactory.getLogger(RegionShareListener.class);
     private static final JsonMapper json = JsonMapper.builder().build();
@@ -41,6 +54,7 @@ public final class RegionShareListener implements AutoCloseable {
     private final long startedNanos = System.nanoTime();
     private final String topic;
     private final RegionShares shares;
+    private final Supplier<RuleSet> rules;
     private final Duration staleAfter;
     private final Clock clock;
     private final Thread thread;
@@ -50,20 +64,20 @@ public final class RegionShareListener implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean assigned;
     private boolean failing;
-    /** The publication time of the last record applied per bucket: an older one (a mirror's replay) is ignored. */
-    private final Map<String, Long> appliedAt = new HashMap<>();
 
     /**
      * @param consumers makes the consumer, on the listener's thread (a Kafka that cannot be resolved must not stop
      * the start-up)
+     * @param rules the rules in force, which say which buckets a record can be used for
      * @param floor what a bucket holds until the topic has been read to its end, or {@code staleAfter} has passed
      */
     public RegionShareListener(Supplier<Consumer<String, String>> consumers, String topic, RegionShares shares,
-            double floor, Duration staleAfter, Clock clock) {
+            Supplier<RuleSet> rules, double floor, Duration staleAfter, Clock clock) {
         this.consumers = consumers;
         shares.awaitShares(floor);
         this.topic = topic;
         this.shares = shares;
+        this.rules = rules;
         this.staleAfter = staleAfter;
         this.clock = clock;
         this.thread = new Thread(this::run, "ratelimit-region-shares");
@@ -167,7 +181,6 @@ public final class RegionShareListener implements AutoCloseable {
         }
         if (value == null) {
             shares.apply(key, 0, null); // a tombstone: back to the default split
-            appliedAt.remove(key);
             applied.incrementAndGet();
             return;
         }
@@ -181,6 +194,10 @@ public final class RegionShareListener implements AutoCloseable {
                     shares.heard(now);
                 }
                 return;
+            }
+            String ruleShape = RegionShares.ruleShapeOf(key);
+            if (ruleShape == null) {
+                throw new IllegalArgumentException("not the key of a bucket");
             }
             long quota = record.path("quota").asLong(0);
             boolean otherSettings = !shares.fingerprint().equals(record.path("regions").asString(""));
@@ -205,12 +222,15 @@ public final class RegionShareListener implements AutoCloseable {
                 throw new IllegalArgumentException("shares sum to " + sum + " of a limit of " + quota);
             }
             long at = record.path("at").asLong(0);
-            Long last = appliedAt.get(key);
-            if (last != null && at < last) {
+            if (at > now.plus(MAX_CLOCK_SKEW).toEpochMilli()) {
+                throw new IllegalArgumentException("published at " + at + ", more than " + MAX_CLOCK_SKEW
+                        + " ahead of this instance's clock (" + now.toEpochMilli() + ")");
+            }
+            long last = shares.publishedAt(key);
+            if (at < last) {
                 throw new IllegalArgumentException("published at " + at + ", before the record in force (" + last
                         + "): a replay");
             }
-            appliedAt.put(key, at);
             if (otherSettings) {
                 // Shares made under other regions or weights: this region's default split and them need not sum to
                 // the limit. A shrink still applies; nothing above this region's default split does.
@@ -221,7 +241,7 @@ public final class RegionShareListener implements AutoCloseable {
                 amounts.computeIfPresent(shares.region(), (region, amount) -> Math.min(amount,
                         shares.defaultShare(quota)));
             }
-            shares.apply(key, quota, amounts);
+            shares.apply(key, quota, amounts, at, usableNow(ruleShape, quota));
             applied.incrementAndGet();
         }
         catch (RuntimeException ex) {
@@ -229,6 +249,16 @@ public final class RegionShareListener implements AutoCloseable {
                 logger.warn("Skipped a region share record that cannot be used (key {}): {}", key, ex.getMessage());
             }
         }
+    }
+
+    /**
+     * Whether a global rule in force here makes buckets named {@code ruleShape} with a limit of {@code quota}, so that
+     * the record's shares, which sum to at most {@code quota}, sum to at most that rule's limit.
+     */
+    private boolean usableNow(String ruleShape, long quota) {
+        Rule rule = rules.get().rules().get(ruleShape.substring(0, ruleShape.indexOf('@')));
+        return rule != null && rule.scope() == Scope.GLOBAL && rule.limit().quota() == quota
+                && ruleShape.equals(rule.id() + "@" + rule.limit().shape());
     }
 
     /** Whether the topic has been read to where it ended at start-up (so the shares in force are known). */

@@ -11,6 +11,7 @@ import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.MemoryUntilShared;
@@ -40,10 +41,12 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @ExtendWith(OutputCaptureExtension.class)
 class RateLimitRedisAutoConfigurationTest {
@@ -115,6 +118,30 @@ class RateLimitRedisAutoConfigurationTest {
                 TokenBucketLimit.of("auto-mode.", 10, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL);
         return store.evaluate(List.of(new Check(rule, new BucketKey(ClientIds.unkeyed().of("client"), "auto-mode"), 1, false)))
                 .block(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void theRedisTopologySettingOverridesWhatTheConnectionShows() {
+        runner.withPropertyValues("spring.data.redis.url=" + redis.url()).run(context -> assertThat(
+                context.getBean(RateLimitRedis.class).cluster()).as("auto, on a single Redis").isFalse());
+        // A cluster behind a proxy that routes by key looks like one server: every script must keep to one slot.
+        runner.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.store.redis-topology=cluster",
+                "ratelimit.store.timeout=2s").run(context -> {
+                    assertThat(context.getBean(RateLimitRedis.class).cluster()).isTrue();
+                    assertThat(decide(context.getBean(RateLimitStore.class)).source()).as("decided by Redis")
+                            .isEqualTo(Verdict.Source.STORE);
+                });
+    }
+
+    @Test
+    void standaloneOnAClusterConnectionIsRefusedByName() {
+        LettuceConnectionFactory cluster = new LettuceConnectionFactory(
+                new RedisClusterConfiguration(List.of("127.0.0.1:7000")));
+        assertThat(RedisLocation.splitBySlot(cluster, StoreProperties.RedisTopology.AUTO)).isTrue();
+        assertThatThrownBy(() -> RedisLocation.splitBySlot(cluster, StoreProperties.RedisTopology.STANDALONE))
+                .isInstanceOf(InvalidLimitException.class)
+                .hasMessageContaining("ratelimit.store.redis-topology is standalone, but Redis is configured as a "
+                        + "cluster");
     }
 
     @Test

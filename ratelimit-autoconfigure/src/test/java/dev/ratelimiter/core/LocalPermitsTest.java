@@ -49,6 +49,45 @@ class LocalPermitsTest {
     }
 
     @Test
+    void aFloodOfNewKeysNeverEvictsAHeldPermit() {
+        LocalBucketStore small = new LocalBucketStore(10, clock::get);
+        Rule oneAtATime = rule("one", ConcurrencyLimit.of("one.", 1, Duration.ofSeconds(30)), Mode.ENFORCE);
+        Check held = permit(oneAtATime, "client");
+        assertThat(small.evaluateNow(List.of(held)).allowed()).isTrue();
+        Rule burst = Fixtures.tokenBucket("burst", 5, 1, Duration.ofHours(1));
+        for (int key = 0; key < 1_000; key++) {
+            for (int hit = 0; hit < 5; hit++) {
+                small.evaluateNow(List.of(Fixtures.check(burst, "flood-" + key)));
+            }
+        }
+        small.size(); // the cache's pending evictions, run now
+        assertThat(small.inProgress(held.bucket())).isEqualTo(1);
+        assertThat(small.evaluateNow(List.of(permit(oneAtATime, "client"))).allowed())
+                .as("the request in progress still counts").isFalse();
+        assertThat(small.size()).as("the flood is bounded: 10 buckets and the one holding a permit").isEqualTo(11);
+        held.permits().end();
+        assertThat(small.evaluateNow(List.of(permit(oneAtATime, "client"))).allowed()).isTrue();
+    }
+
+    @Test
+    void beyondItsCapOfPermitBucketsANewBucketIsRefusedAndNothingHeldIsForgotten() {
+        LocalBucketStore two = new LocalBucketStore(2, clock::get);
+        Check first = permit(reports, "first");
+        Check second = permit(reports, "second");
+        assertThat(two.evaluateNow(List.of(first)).allowed()).isTrue();
+        assertThat(two.evaluateNow(List.of(second)).allowed()).isTrue();
+        Verdict third = two.evaluateNow(List.of(permit(reports, "third")));
+        assertThat(third.allowed()).isFalse();
+        assertThat(third.outcomes().get(0).retryAfter()).isEqualTo(ConcurrencyLimit.RETRY_HINT);
+        assertThat(two.evaluateNow(List.of(permit(reports, "first"))).allowed()).as("a bucket it holds still takes "
+                + "permits up to its limit").isTrue();
+        assertThat(two.inProgress(first.bucket())).isEqualTo(2);
+        second.permits().end();
+        assertThat(two.inProgress(second.bucket())).isZero();
+        assertThat(two.evaluateNow(List.of(permit(reports, "third"))).allowed()).as("room again").isTrue();
+    }
+
+    @Test
     void aPermitIsNotTakenWhenAnotherRuleRefusesTheRequest() {
         Rule bucket = Fixtures.tokenBucket("burst", 1, 1, Duration.ofHours(1));
         Check first = permit(reports, "client");

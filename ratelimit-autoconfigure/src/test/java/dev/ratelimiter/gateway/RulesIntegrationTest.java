@@ -1,8 +1,12 @@
 package dev.ratelimiter.gateway;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import dev.ratelimiter.testsupport.StubUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -167,6 +171,30 @@ class RulesIntegrationTest {
         EntityExchangeResult<String> after = get("/quota/x", "ks");
         assertThat(after.getStatus().value()).as("limits are back, and the quota was not reset").isEqualTo(429);
         assertThat(upstream.hits("/quota/x")).isEqualTo(28);
+    }
+
+    @Test
+    void onTheSharedLoopbackPortAnotherHostNameReachesTheRoutesButNotTheOperatorEndpoints() throws IOException {
+        String evil = "Host: evil.example:" + port;
+        RawResponse kill = RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
+                "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8), evil);
+        assertThat(kill.status()).isEqualTo(403);
+        assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        for (String path : List.of("/actuator/ratelimitcontrol/", "//actuator/ratelimitcontrol",
+                "/actuator//ratelimitcontrol", "/actuator/ratelimitcontrol;x=1", "/actuator/%72atelimitcontrol",
+                "/ACTUATOR/ratelimitcontrol", "/actuator/./ratelimitcontrol", "/actuator/health/../ratelimitcontrol",
+                "/actuator/health/%2e%2e/ratelimitcontrol")) {
+            assertThat(RawResponse.send(port, "POST", path, "application/json",
+                    "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8), evil).status()).as(path)
+                    .isNotEqualTo(200);
+        }
+        assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0], evil).status())
+                .isEqualTo(403);
+        // the gateway's own traffic is not the operator's: a proxy in front may keep the client's Host
+        assertThat(RawResponse.send(port, "GET", "/api/x", null, new byte[0], evil, "X-API-Key: rebound").status())
+                .isEqualTo(200);
+        assertThat(client.get().uri("/actuator/ratelimit").exchange().expectBody(String.class).returnResult()
+                .getResponseBody()).as("the kill switch stayed off").contains("\"killSwitch\":false");
     }
 
     @Test

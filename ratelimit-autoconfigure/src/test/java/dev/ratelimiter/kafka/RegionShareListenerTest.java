@@ -13,6 +13,8 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.Scope;
 import dev.ratelimiter.core.StoreMode;
 import dev.ratelimiter.core.TokenBucketLimit;
@@ -34,9 +36,10 @@ class RegionShareListenerTest {
             StoreMode.EXACT, 1, null, Scope.GLOBAL);
 
     final RegionShares shares = new RegionShares("us-east-1", java.util.Map.of("us-east-1", 1.0, "eu-central-1", 1.0,
-            "ap-southeast-1", 1.0));
+            "ap-southeast-1", 1.0), 20);
+    final RuleSetHolder rules = new RuleSetHolder(RuleSet.builder("free").rule(GLOBAL).build());
     final RegionShareListener listener = new RegionShareListener(() -> new MockConsumer<>("earliest"), "shares",
-            shares, 0.05, Duration.ofSeconds(30), Clock.fixed(NOW, ZoneOffset.UTC));
+            shares, rules, 0.05, Duration.ofSeconds(30), Clock.fixed(NOW, ZoneOffset.UTC));
 
     static final String REGIONS = "ap-southeast-1=1.0,eu-central-1=1.0,us-east-1=1.0";
 
@@ -102,6 +105,63 @@ class RegionShareListenerTest {
         assertThat(share()).isEqualTo(50);
         listener.apply(key(), record(600, 300, 100).replace("}}", "},\"at\":3000}"));
         assertThat(share()).isEqualTo(600);
+    }
+
+    @Test
+    void aRecordStampedFarInTheFutureIsRefusedAndCannotHoldOffTheRebalancersRecords() {
+        shares.sharesRead();
+        listener.apply(key(), record(900, 50, 50).replace("}}", "},\"at\":" + Long.MAX_VALUE + "}"));
+        listener.apply(key(), record(900, 50, 50).replace("}}", "},\"at\":"
+                + NOW.plus(RegionShareListener.MAX_CLOCK_SKEW).plusMillis(1).toEpochMilli() + "}"));
+        assertThat(share()).as("neither applied").isEqualTo(333);
+        assertThat(listener.refused()).isEqualTo(2);
+        long honest = NOW.toEpochMilli();
+        listener.apply(key(), record(600, 300, 100).replace("}}", "},\"at\":" + honest + "}"));
+        assertThat(share()).isEqualTo(600);
+        listener.apply(key(), record(100, 800, 100).replace("}}", "},\"at\":"
+                + NOW.plus(RegionShareListener.MAX_CLOCK_SKEW).toEpochMilli() + "}"));
+        assertThat(share()).as("a stamp within the skew a clock may have is applied").isEqualTo(100);
+    }
+
+    @Test
+    void aRecordForABucketNoRuleCouldMakeIsRefused() {
+        shares.sharesRead();
+        for (String key : List.of("junk", "AAAAAAAAAAAAAAAAAAAAAA/", "/api@t", "AAAAAAAAAAAAAAAAAAAAAA/api",
+                "AAAAAAAAAAAAAAAAAAAAAA/api@t:short", "AAAAAAAAAAAAAAAAAAAAAA/-api@t", "x".repeat(10_000))) {
+            listener.apply(key, record(998, 1, 1));
+        }
+        assertThat(listener.refused()).isEqualTo(7);
+        assertThat(shares.moved()).isZero();
+    }
+
+    @Test
+    void recordsOfBucketsNoRuleHereMakesYetWaitAmongFewerAndNeverPushOutTheRulesInForce() {
+        shares.sharesRead();
+        listener.apply(key(), record(900, 50, 50));
+        // a flood of forged records for buckets of a rule this region does not have: at most a tenth of max-keys kept
+        for (int i = 0; i < 1_000; i++) {
+            listener.apply(String.format("%022d/forged@t", i), record(998, 1, 1));
+        }
+        assertThat(shares.moved()).as("the one in force and 2 (20 / 10) waiting").isEqualTo(3);
+        assertThat(shares.evicted()).isEqualTo(998);
+        assertThat(share()).as("the share of the rule in force stays").isEqualTo(900);
+        // records of the rule in force for other clients: at most max-keys, the oldest going back to its default
+        for (int i = 0; i < 20; i++) {
+            listener.apply(String.format("%022d/api@t", i), record(998, 1, 1));
+        }
+        assertThat(shares.moved()).isEqualTo(22);
+        assertThat(share()).as("the oldest record in force gave way").isEqualTo(333);
+    }
+
+    @Test
+    void aRecordOfALimitStillOnItsWayHereAppliesOnceTheRuleHasIt() {
+        shares.sharesRead();
+        listener.apply(key(), record(900, 50, 50).replace("\"quota\":1000", "\"quota\":2000"));
+        assertThat(share()).as("the rule here still has 1,000: the default split").isEqualTo(333);
+        Rule doubled = GLOBAL.withLimit(TokenBucketLimit.of("t.", 2_000, 2_000, Duration.ofMinutes(1)));
+        rules.replace(RuleSet.builder("free").rule(doubled).build());
+        assertThat(shares.ruleFor(doubled, BUCKET).limit().quota()).as("the record waited for it").isEqualTo(900);
+        assertThat(listener.refused()).isZero();
     }
 
     @Test

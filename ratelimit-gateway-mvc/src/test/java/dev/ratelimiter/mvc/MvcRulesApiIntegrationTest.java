@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,6 +57,7 @@ class MvcRulesApiIntegrationTest {
         registry.add("ratelimit.store.timeout", () -> "2s");
         registry.add("management.server.port", () -> "0");
         registry.add("management.server.address", () -> "127.0.0.1");
+        registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol");
         registry.add("ratelimit.rule-store.poll-interval", () -> "200ms");
         fixture.route(registry, 0, "api", "/api/**");
         registry.add("ratelimit.default-tier", () -> "free");
@@ -124,6 +126,40 @@ class MvcRulesApiIntegrationTest {
         }
         assertThat(RawResponse.send(managementPort, "HEAD", "/v1/rules", null, new byte[0]).headers())
                 .containsKey("etag");
+    }
+
+    /**
+     * No credentials on this port, so only requests addressed to loopback are answered: a web page on this host
+     * cannot switch the limiter off or write rules through a name of its site that resolves to 127.0.0.1 (its Host),
+     * nor by a cross-site request (its Origin), as on WebFlux.
+     */
+    @Test
+    void aWebPageOnThisHostCannotUseTheOperatorPort() throws Exception {
+        byte[] kill = "{\"killSwitch\": true}".getBytes(StandardCharsets.UTF_8);
+        String evil = "Host: evil.example:" + managementPort;
+        RawResponse rebound = RawResponse.send(managementPort, "POST", "/actuator/ratelimitcontrol",
+                "application/json", kill, evil);
+        assertThat(rebound.status()).isEqualTo(403);
+        assertThat(rebound.headers().get("content-type")).startsWith("application/problem+json");
+        assertThat(json.readTree(rebound.body()).get("error").asString()).isEqualTo("host_not_loopback");
+        assertThat(RawResponse.send(managementPort, "GET", "/v1/rules", null, new byte[0], evil).status())
+                .isEqualTo(403);
+        assertThat(RawResponse.send(managementPort, "PUT", "/v1/rules/planted", "application/json",
+                "{\"capacity\":1,\"refillTokens\":1}".getBytes(StandardCharsets.UTF_8), evil,
+                "If-None-Match: *").status()).isEqualTo(403);
+        RawResponse crossSite = RawResponse.send(managementPort, "POST", "/actuator/ratelimitcontrol",
+                "application/json", kill, "Origin: http://evil.example");
+        assertThat(crossSite.status()).isEqualTo(403);
+        assertThat(json.readTree(crossSite.body()).get("error").asString()).isEqualTo("cross_site_request");
+
+        for (String host : List.of("localhost:" + managementPort, "127.0.0.1", "[::1]:" + managementPort)) {
+            assertThat(RawResponse.send(managementPort, "GET", "/v1/rules", null, new byte[0], "Host: " + host)
+                    .status()).as(host).isEqualTo(200);
+        }
+        RawResponse view = RawResponse.send(managementPort, "GET", "/actuator/ratelimit", null, new byte[0]);
+        assertThat(view.status()).isEqualTo(200);
+        assertThat(json.readTree(view.body()).get("killSwitch").asBoolean()).isFalse();
+        assertThat(send("GET", "/v1/rules/planted", null, null).statusCode()).isEqualTo(404);
     }
 
     @Test

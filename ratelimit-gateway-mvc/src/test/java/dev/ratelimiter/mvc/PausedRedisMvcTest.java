@@ -3,6 +3,7 @@ package dev.ratelimiter.mvc;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitStore;
@@ -102,6 +103,34 @@ class PausedRedisMvcTest {
             RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
                     "{\"killSwitch\":false}".getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    /**
+     * The operator endpoints on the application's port, on loopback without credentials: a request naming another
+     * host (a web page's, through DNS rebinding) is refused there, and the gateway's routes, which a proxy in front may
+     * reach with the client's Host, are not touched.
+     */
+    @Test
+    void anotherHostNameReachesTheRoutesButNotTheOperatorEndpoints() throws Exception {
+        String evil = "Host: evil.example:" + port;
+        RawResponse kill = RawResponse.send(port, "POST", "/actuator/ratelimitcontrol", "application/json",
+                "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8), evil);
+        assertThat(kill.status()).isEqualTo(403);
+        assertThat(kill.body()).contains("\"error\":\"host_not_loopback\"");
+        for (String path : List.of("/actuator/ratelimitcontrol/", "//actuator/ratelimitcontrol",
+                "/actuator//ratelimitcontrol", "/actuator/ratelimitcontrol;x=1", "/actuator/%72atelimitcontrol",
+                "/ACTUATOR/ratelimitcontrol", "/actuator/./ratelimitcontrol", "/actuator/health/../ratelimitcontrol",
+                "/actuator/health/%2e%2e/ratelimitcontrol")) {
+            assertThat(RawResponse.send(port, "POST", path, "application/json",
+                    "{\"killSwitch\":true}".getBytes(StandardCharsets.UTF_8), evil).status()).as(path)
+                    .isNotEqualTo(200);
+        }
+        assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0], evil).status())
+                .isEqualTo(403);
+        assertThat(RawResponse.send(port, "GET", "/api/rebound", null, new byte[0], evil, "X-API-Key: rebound")
+                .status()).isEqualTo(200);
+        assertThat(RawResponse.send(port, "GET", "/actuator/ratelimit", null, new byte[0]).body())
+                .contains("\"killSwitch\":false");
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.QuotaSplit;
+import dev.ratelimiter.core.RegionShares;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -87,7 +88,7 @@ final class RebalanceProcessor implements Processor<String, String, String, Stri
 
     private void usage(String key, JsonNode usage, long now) {
         String region = usage.path("region").asString("");
-        if (key == null || !key.contains("/") || !settings.regions().contains(region)) {
+        if (key == null || RegionShares.ruleShapeOf(key) == null || !settings.regions().contains(region)) {
             throw new IllegalArgumentException("no bucket key, or a region not among " + settings.regions());
         }
         if (!settings.fingerprint().equals(usage.path("regions").asString(""))) {

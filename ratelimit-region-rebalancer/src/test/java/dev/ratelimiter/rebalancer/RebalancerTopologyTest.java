@@ -194,6 +194,7 @@ class RebalancerTopologyTest {
                 + "\"intervalMs\":1000,\"admitted\":-5,\"refused\":100}");
         usage.pipeInput(BUCKET, record("a", "a-1", 10, 100).replace(REGIONS, "a=1.0,b=1.0,c=2.0"));
         usage.pipeInput("no-slash", record("a", "a-1", 10, 100));
+        usage.pipeInput("junk/not a bucket", record("a", "a-1", 10, 100));
         usage.pipeInput(BUCKET, (String) null);
         assertThat(tick()).isEmpty();
     }

@@ -8,12 +8,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServers;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import kafka.server.BrokerServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -203,8 +209,44 @@ class RegionsEndToEndTest {
         assertNoServerErrors(run);
     }
 
+    /**
+     * Someone who can write a region's shares topic stamps a record far in the future: it is refused, so it cannot
+     * make the rebalancer's later records of that bucket look like replays (before, every one was refused until the
+     * gateway restarted).
+     */
     @Test
     @Order(4)
+    void aRecordStampedFarAheadIsRefusedAndTheRecordsAfterItStillApply() throws Exception {
+        ConfigurableApplicationContext gateway = gateways.get("us-east-1");
+        String key = gateway.getBean(ClientIdKeyring.class).current().of("stamped") + "/free.default@t";
+        RegionShares shares = gateway.getBean(RegionShares.class);
+        long honestAt = System.currentTimeMillis();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString()), new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>(SHARES, key, shareRecord(90, Long.MAX_VALUE))).get();
+            producer.send(new ProducerRecord<>(SHARES, key, shareRecord(50, honestAt))).get();
+        }
+        String honest = key + "=50/" + LIMIT;
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!shares.describe(Integer.MAX_VALUE).contains(honest) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(shares.describe(Integer.MAX_VALUE)).as("the shares in force in us-east-1").contains(honest);
+        List<PacedTraffic.Response> once = traffic(Map.of("us-east-1", 1.0), "stamped", Duration.ofMillis(1_100));
+        assertThat(shares(once)).as("us-east-1's share of the bucket").containsOnly(50L);
+    }
+
+    /** A share record as the rebalancer writes it: {@code us} for us-east-1, the rest split evenly. */
+    private static String shareRecord(long us, long at) {
+        long other = (LIMIT - us) / 2;
+        return "{\"rule\":\"free.default\",\"regions\":\"ap-southeast-1=1.0,eu-central-1=1.0,us-east-1=1.0\","
+                + "\"quota\":" + LIMIT + ",\"shares\":{\"ap-southeast-1\":" + other + ",\"eu-central-1\":" + other
+                + ",\"us-east-1\":" + us + "},\"version\":1,\"at\":" + at + "}";
+    }
+
+    @Test
+    @Order(5)
     void sharesHoldWhileTheRebalancerIsStoppedAndItResumesFromItsStateWhenRestarted() {
         traffic(Map.of("us-east-1", 20.0), "steady", Duration.ofSeconds(12));
         rebalancer.close();
@@ -235,7 +277,7 @@ class RegionsEndToEndTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void withKafkaGoneTheRegionsKeepLimitingOnTheirLastShares() {
         // The rebalancer first, while it can still close cleanly (with the broker gone it would wait out its timeout).
         rebalancer.close();

@@ -38,13 +38,19 @@ public record RawResponse(int status, Map<String, String> headers, String body) 
     }
 
     /**
-     * A request as bytes, the path as written; a Content-Length body (none when empty, unless a PUT or POST).
+     * A request as bytes, the path as written; a Content-Length body (none when empty, unless a PUT or POST);
+     * {@code Host: 127.0.0.1} unless a header line gives another.
      *
      * @param close whether to ask the server to close the connection after answering
      */
     public static byte[] request(String method, String path, String type, byte[] body, boolean close,
             String... headerLines) {
-        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        boolean host = false;
+        for (String line : headerLines) {
+            host |= line.regionMatches(true, 0, "Host:", 0, 5);
+        }
+        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\n"
+                + (host ? "" : "Host: 127.0.0.1\r\n"));
         if (close) {
             head.append("Connection: close\r\n");
         }

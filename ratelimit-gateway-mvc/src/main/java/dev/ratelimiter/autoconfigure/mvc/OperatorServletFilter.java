@@ -17,7 +17,6 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * HTTP Basic in front of the actuator endpoints and the rules API on the servlet flavour, without Spring Security
@@ -27,22 +26,15 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * the admin. An authenticated request goes on with the account as its principal and role, which the endpoints and the
  * rules API check again themselves.
  */
-final class OperatorServletFilter extends OncePerRequestFilter {
+final class OperatorServletFilter extends OperatorPathFilter {
 
     static final String CHALLENGE = "Basic realm=\"Realm\"";
 
     private final OperatorAccounts accounts;
 
-    private final OperatorPaths paths;
-
     OperatorServletFilter(OperatorAccounts accounts, OperatorPaths paths) {
+        super(paths);
         this.accounts = accounts;
-        this.paths = paths;
-    }
-
-    @Override
-    protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !paths.guards(request);
     }
 
     @Override

@@ -53,6 +53,22 @@ class OperatorSecurityMvcWiringTest {
     }
 
     @Test
+    void onLoopbackWithoutCredentialsTheLoopbackFilterTakesItsPlace() {
+        WebApplicationContextRunner loopback = new WebApplicationContextRunner()
+                .withUserConfiguration(LoopbackOperatorPortMvcConfiguration.class)
+                .withBean(PathMappedEndpoints.class, () -> new PathMappedEndpoints("/actuator", List::of));
+        loopback.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            assertThat(context.getBean(FilterRegistrationBean.class).getFilter())
+                    .isInstanceOf(LoopbackOnlyServletFilter.class);
+            assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(-101);
+        });
+        loopback.withPropertyValues("server.address=127.0.0.1", "ratelimit.management.security.enabled=true")
+                .run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
+        loopback.run(context -> assertThat(context).as("every address: credentials instead")
+                .doesNotHaveBean(FilterRegistrationBean.class));
+    }
+
+    @Test
     void aWeakPasswordFailsTheStartUp() {
         runner.withPropertyValues("ratelimit.management.security.admin.password=short").run(context -> {
             assertThat(context).hasFailed();
