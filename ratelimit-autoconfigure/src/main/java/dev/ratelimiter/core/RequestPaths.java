@@ -46,6 +46,41 @@ public final class RequestPaths {
         return path;
     }
 
+    /**
+     * Whether upstreams read this raw path as different paths: a segment whose name is empty, {@code .} or {@code ..}
+     * carries {@code ;parameters} ({@code /api/admin/..;/x}, {@code %2e%2e;x}, {@code .;x/..}, {@code ;x/..}),
+     * spelled out or percent-encoded at any depth. Servlet containers (Tomcat, Jetty, Spring's own matching) drop the
+     * parameters first and apply the dot segment: {@code /api/x}. nginx, Go's {@code net/http} and Express know no
+     * parameters: {@code ..;} is a name like any other, and the request stays under {@code /api/admin/}. The
+     * normalised form can follow one of the two only, and the other then escapes a cap on its path; no client that
+     * means well sends such a segment (browsers and HTTP libraries never make one, and Spring Security's firewall
+     * refuses every {@code ;}), so the limiter refuses the request instead of choosing.
+     */
+    public static boolean isAmbiguous(String raw) {
+        if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0) {
+            return false;
+        }
+        String path = raw;
+        for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
+            for (String segment : path.split("[/\\\\]", -1)) {
+                int parameters = segment.indexOf(';');
+                if (parameters >= 0 && isDotOrEmpty(decode(segment.substring(0, parameters)))) {
+                    return true;
+                }
+            }
+            String next = once(path);
+            if (next.equals(path)) {
+                break;
+            }
+            path = next;
+        }
+        return false;
+    }
+
+    private static boolean isDotOrEmpty(String name) {
+        return name.isEmpty() || name.equals(".") || name.equals("..");
+    }
+
     private static String once(String path) {
         StringBuilder decoded = new StringBuilder(path.length());
         for (String segment : path.split("[/\\\\]", -1)) {

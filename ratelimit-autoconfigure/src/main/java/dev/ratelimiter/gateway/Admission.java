@@ -6,6 +6,7 @@ import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
@@ -51,20 +52,30 @@ public final class Admission {
     }
 
     /**
-     * The answer to a request whose identity the limiter refuses before any rule is asked, or null.
+     * The answer to a request the limiter refuses before any rule is asked, or null: a path upstreams read two ways
+     * ({@link RequestPaths#isAmbiguous}) while a rule matches by path, since either reading would let the other escape
+     * that rule; an identity sent twice; a missing or malformed API key.
      *
+     * @param rawPath the request path as the client sent it
      * @param duplicated the header or query parameter of the identity the request sent twice, or null
      */
-    public RefusalAnswer refuseIdentity(RuleSet rules, RepeatedName duplicated, String apiKey) {
+    public RefusalAnswer refuseUpFront(RuleSet rules, String rawPath, RepeatedName duplicated, String apiKey) {
+        // The kill switch lets everything through, keyless requests too: it is the limiter switched off, and
+        // requiring a key is the limiter's (authentication is the application's own security, which stays).
+        if (rules.killSwitch()) {
+            return null;
+        }
+        if (rules.matchesPaths() && RequestPaths.isAmbiguous(rawPath)) {
+            return RefusalAnswer.ambiguousPath();
+        }
         if (duplicated != null) {
             return RefusalAnswer.duplicateIdentity(duplicated);
         }
-        // The kill switch lets everything through, keyless requests too: it is the limiter switched off, and
-        // requiring a key is the limiter's (authentication is the application's own security, which stays).
-        if (apiKey == null && refusals.rejectMissing() && !rules.killSwitch()) {
-            return RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource, challenge);
+        if (apiKey == null) {
+            return refusals.rejectMissing() ? RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource,
+                    challenge) : null;
         }
-        String malformed = apiKey == null || rules.killSwitch() ? null : apiKeyFormat.problem(apiKey);
+        String malformed = apiKeyFormat.problem(apiKey);
         return malformed != null ? RefusalAnswer.invalidApiKey(apiKeySource, malformed) : null;
     }
 

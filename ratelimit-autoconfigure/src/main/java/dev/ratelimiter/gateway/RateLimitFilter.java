@@ -110,7 +110,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules, RepeatedName duplicated,
             String apiKey, String user, String tenant, String trustedTier) {
-        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
+        RefusalAnswer refused = admission.refuseUpFront(rules, exchange.getRequest().getPath().value(), duplicated,
+                apiKey);
         String tier = refused != null ? null : admission.tier(rules, apiKey, trustedTier);
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);

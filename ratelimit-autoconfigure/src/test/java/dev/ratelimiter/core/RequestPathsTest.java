@@ -125,6 +125,24 @@ class RequestPathsTest {
     record Spelled(String path, String spelling) {
     }
 
+    /**
+     * Servlet containers drop {@code ;parameters} before applying a dot segment, nginx, Go and Express keep
+     * {@code ..;} as a name: these paths are {@code /api/x} to the first and under {@code /api/admin/} to the others.
+     */
+    @Test
+    void dotOrEmptySegmentsWithParametersAreAmbiguousAndNothingElseIs() {
+        assertThat(List.of("/api/admin/..;/x", "/api/admin/%2e%2e;x/x", "/api/admin/.;x/../x", "/api/admin/;x/../x",
+                "/api/admin/..%3Bx/x", "/api/admin/%252e%252e%253Bx/x", "/api/admin/..;", "/api/admin\\..;x\\x"))
+                .allMatch(RequestPaths::isAmbiguous);
+        assertThat(List.of("/api/admin/x", "/api/hello;v=1", "/api/a;b/c", "/api/x/../hello", "/api/%2e/hello",
+                "/api/x%2F..%2Fhello", "/api/..x;v=1", "/", "")).noneMatch(RequestPaths::isAmbiguous);
+    }
+
+    @Property(tries = 2000, seed = "14")
+    void noSpellingOfAPlainPathIsAmbiguous(@ForAll("spellings") Spelled spelled) {
+        assertThat(RequestPaths.isAmbiguous(spelled.spelling())).as(spelled.spelling()).isFalse();
+    }
+
     @Property(tries = 5000, seed = "14")
     void anySpellingOfAPathNormalisesToThePath(@ForAll("spellings") Spelled spelled) {
         assertThat(RequestPaths.normalise(spelled.spelling())).as(spelled.spelling()).isEqualTo(spelled.path());

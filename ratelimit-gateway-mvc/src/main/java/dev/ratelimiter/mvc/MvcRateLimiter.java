@@ -103,7 +103,7 @@ public final class MvcRateLimiter {
         RepeatedName duplicated = rules.killSwitch() ? null : caller != null ? caller.ambiguousFor(rules)
                 : identity.duplicated(headers, rules.needsUser(), rules.needsTenant());
         String apiKey = caller != null ? caller.apiKey() : identity.apiKey(headers);
-        RefusalAnswer refused = admission.refuseIdentity(rules, duplicated, apiKey);
+        RefusalAnswer refused = admission.refuseUpFront(rules, request.requestPath().value(), duplicated, apiKey);
         String tier = refused != null ? null : admission.tier(rules, apiKey, caller != null ? caller.tier()
                 : identity.tierHeader() == null ? null : identity.tier(headers));
         if (refused == null) {
