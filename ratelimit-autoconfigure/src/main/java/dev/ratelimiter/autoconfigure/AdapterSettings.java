@@ -32,7 +32,8 @@ public final class AdapterSettings {
 
     /** The format an API key must have before anything is spent on it. */
     public static ApiKeyFormat apiKeyFormat(RateLimitProperties properties) {
-        return new ApiKeyFormat(properties.getApiKey().getMaxLength(), properties.getApiKey().getPattern());
+        ApiKeyProperties apiKey = properties.getApiKey();
+        return new ApiKeyFormat(apiKey.getMinLength(), apiKey.getMaxLength(), apiKey.getPattern());
     }
 
     /** Fails the start-up on the removed {@code trusted-proxy-hops}, saying what replaced it. */

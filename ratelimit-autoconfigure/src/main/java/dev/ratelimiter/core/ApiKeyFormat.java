@@ -4,15 +4,17 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * What an API key must look like before the limiter spends anything on it: at most {@code maxLength} characters and,
- * when a pattern is given, the whole key matching it. A key that does not is refused at once (400), so that junk keys
- * never reach the store; the length is checked first, so the pattern never runs on a long input.
+ * What an API key must look like before the limiter spends anything on it: at least {@code minLength} and at most
+ * {@code maxLength} characters and, when a pattern is given, the whole key matching it. A key that does not is refused
+ * at once (400), so that junk keys never reach the store; the length is checked first, so the pattern never runs on a
+ * long input.
  */
 public final class ApiKeyFormat {
 
     /** No check beyond the server's header size limit. */
-    public static final ApiKeyFormat ANY = new ApiKeyFormat(0, null);
+    public static final ApiKeyFormat ANY = new ApiKeyFormat(0, 0, null);
 
+    private final int minLength;
     private final int maxLength;
     private final Pattern pattern;
 
@@ -21,10 +23,28 @@ public final class ApiKeyFormat {
      * @param pattern a regular expression the whole key must match; null or blank: none
      */
     public ApiKeyFormat(int maxLength, String pattern) {
+        this(0, maxLength, pattern);
+    }
+
+    /**
+     * @param minLength fewest characters a key may have; 0: no minimum
+     * @param maxLength most characters a key may have; 0: no limit of ours
+     * @param pattern a regular expression the whole key must match; null or blank: none
+     */
+    public ApiKeyFormat(int minLength, int maxLength, String pattern) {
+        if (minLength < 0) {
+            throw new IllegalArgumentException("ratelimit.api-key.min-length must be 0 (no minimum) or more, but was "
+                    + minLength);
+        }
         if (maxLength < 0) {
             throw new IllegalArgumentException("ratelimit.api-key.max-length must be 0 (no limit) or more, but was "
                     + maxLength);
         }
+        if (maxLength > 0 && minLength > maxLength) {
+            throw new IllegalArgumentException("ratelimit.api-key.min-length (" + minLength + ") is more than "
+                    + "ratelimit.api-key.max-length (" + maxLength + "): every key would be refused");
+        }
+        this.minLength = minLength;
         this.maxLength = maxLength;
         try {
             this.pattern = pattern == null || pattern.isBlank() ? null : Pattern.compile(pattern);
@@ -39,6 +59,9 @@ public final class ApiKeyFormat {
     public String problem(String apiKey) {
         if (maxLength > 0 && apiKey.length() > maxLength) {
             return "is longer than " + maxLength + " characters";
+        }
+        if (apiKey.length() < minLength) {
+            return "is shorter than " + minLength + " characters";
         }
         if (pattern != null && !pattern.matcher(apiKey).matches()) {
             return "is not in the expected format";
