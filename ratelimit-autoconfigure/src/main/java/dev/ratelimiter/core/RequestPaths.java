@@ -47,14 +47,14 @@ public final class RequestPaths {
     }
 
     /**
-     * Whether upstreams read this raw path as different paths: a segment whose name is empty, {@code .} or {@code ..}
-     * carries {@code ;parameters} ({@code /api/admin/..;/x}, {@code %2e%2e;x}, {@code .;x/..}, {@code ;x/..}),
-     * spelled out or percent-encoded at any depth. Servlet containers (Tomcat, Jetty, Spring's own matching) drop the
-     * parameters first and apply the dot segment: {@code /api/x}. nginx, Go's {@code net/http} and Express know no
-     * parameters: {@code ..;} is a name like any other, and the request stays under {@code /api/admin/}. The
-     * normalised form can follow one of the two only, and the other then escapes a cap on its path; no client that
-     * means well sends such a segment (browsers and HTTP libraries never make one, and Spring Security's firewall
-     * refuses every {@code ;}), so the limiter refuses the request instead of choosing.
+     * Whether upstreams read this raw path as different paths: a segment whose {@code ;parameters} hide a dot segment
+     * ({@code /api/admin/..;/x}, {@code %2e%2e;x}, {@code .;x/..}, {@code ;x/..}, {@code %2F..;x}) or a separator
+     * ({@code a;%2F..}), spelled out or percent-encoded at any depth. Servlet containers (Tomcat, Jetty, Spring's own
+     * matching) drop the parameters first and apply the dot segment: {@code /api/x}. nginx, Go's {@code net/http} and
+     * Express know no parameters: {@code ..;} is a name like any other, and the request stays under
+     * {@code /api/admin/}. The normalised form can follow one of the two only, and the other then escapes a cap on its
+     * path; no client that means well sends such a segment (browsers and HTTP libraries never make one, and Spring
+     * Security's firewall refuses every {@code ;}), so the limiter refuses the request instead of choosing.
      */
     public static boolean isAmbiguous(String raw) {
         if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0) {
@@ -64,7 +64,8 @@ public final class RequestPaths {
         for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
             for (String segment : path.split("[/\\\\]", -1)) {
                 int parameters = segment.indexOf(';');
-                if (parameters >= 0 && isDotOrEmpty(decode(segment.substring(0, parameters)))) {
+                if (parameters >= 0 && (endsInDotOrEmpty(decodeFully(segment.substring(0, parameters)))
+                        || hasSeparator(decodeFully(segment.substring(parameters))))) {
                     return true;
                 }
             }
@@ -77,8 +78,28 @@ public final class RequestPaths {
         return false;
     }
 
-    private static boolean isDotOrEmpty(String name) {
-        return name.isEmpty() || name.equals(".") || name.equals("..");
+    /** Whether the last segment of a name (a decoded name may hold separators) is empty, "." or "..". */
+    private static boolean endsInDotOrEmpty(String name) {
+        int separator = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+        String last = name.substring(separator + 1);
+        return last.isEmpty() || last.equals(".") || last.equals("..");
+    }
+
+    private static boolean hasSeparator(String text) {
+        return text.indexOf('/') >= 0 || text.indexOf('\\') >= 0;
+    }
+
+    /** Percent-decoded until nothing changes (at most {@value #MAX_ROUNDS} times), as the rounds of a path are. */
+    private static String decodeFully(String text) {
+        String decoded = text;
+        for (int round = 0; round < MAX_ROUNDS && decoded.indexOf('%') >= 0; round++) {
+            String next = decode(decoded);
+            if (next.equals(decoded)) {
+                break;
+            }
+            decoded = next;
+        }
+        return decoded;
     }
 
     private static String once(String path) {
@@ -126,7 +147,8 @@ public final class RequestPaths {
         return true;
     }
 
-    private static String decode(String segment) {
+    /** One round of percent-decoding (UTF-8); a malformed escape is kept as written. */
+    static String decode(String segment) {
         if (segment.indexOf('%') < 0) {
             return segment;
         }
