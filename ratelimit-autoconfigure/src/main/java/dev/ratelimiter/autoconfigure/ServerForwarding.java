@@ -66,7 +66,7 @@ final class ServerForwarding {
         return configured;
     }
 
-    /** Refuses a runtime rule keyed by an address the client chooses (the operator endpoints answer 400). */
+    /** Refuses a runtime rule keyed by an address the client chooses: the operator endpoints answer invalid_rule. */
     void requireReliable(String id, List<Dimension> key) {
         if (cause != null && keysByAddress(key)) {
             throw new InvalidLimitException("ratelimit.rules." + id + ".key", refusal("Rule '" + id + "' keys by "
