@@ -30,20 +30,33 @@ public final class RequestPaths {
         if (raw == null || raw.isEmpty()) {
             return "/";
         }
-        // Never cut: a cut path could end inside a "../" run and land outside the rule's path. The server's limit on
-        // the request line (4 KB by default) bounds the work.
+        if (isPlain(raw)) {
+            return raw;
+        }
+        List<String> rounds = rounds(raw);
+        return rounds.get(rounds.size() - 1);
+    }
+
+    /**
+     * The path as each decoding round takes it, and as the last one leaves it (the normalised form). Never cut: a cut
+     * path could end inside a "../" run and land outside the rule's path; the server's limit on the request line (4 KB
+     * by default) bounds the work. Until nothing changes: a doubly encoded "%252e%252e" is a ".." to an upstream or a
+     * proxy behind it that decodes once more, so it is one here too. Each round that changes the path shortens it or
+     * drops segments; the cap only bounds the work an attacker's path can cost.
+     */
+    private static List<String> rounds(String raw) {
+        List<String> rounds = new ArrayList<>(3);
         String path = raw;
-        // Until nothing changes: a doubly encoded "%252e%252e" is a ".." to an upstream or a proxy behind it that
-        // decodes once more, so it is one here too. Each round that changes the path shortens it or drops segments;
-        // the cap only bounds the work an attacker's path can cost.
+        rounds.add(path);
         for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
             String next = once(path);
             if (next.equals(path)) {
                 break;
             }
             path = next;
+            rounds.add(path);
         }
-        return path;
+        return rounds;
     }
 
     /**
@@ -60,8 +73,7 @@ public final class RequestPaths {
         if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0) {
             return false;
         }
-        String path = raw;
-        for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
+        for (String path : rounds(raw)) {
             for (String segment : path.split("[/\\\\]", -1)) {
                 int parameters = segment.indexOf(';');
                 if (parameters >= 0 && (endsInDotOrEmpty(decodeFully(segment.substring(0, parameters)))
@@ -69,11 +81,6 @@ public final class RequestPaths {
                     return true;
                 }
             }
-            String next = once(path);
-            if (next.equals(path)) {
-                break;
-            }
-            path = next;
         }
         return false;
     }
