@@ -55,11 +55,15 @@ class ServerForwardingTest {
     }
 
     @Test
-    void theStrategyNoneTheOptInOrNoRuleKeyedByAddressStart() {
+    void theStrategyNoneNoPlatformTheOptInOrNoRuleKeyedByAddressStart() {
         StandardEnvironment none = environment(true);
         none.getPropertySources().addFirst(new MapPropertySource("test",
                 Map.of("server.forward-headers-strategy", "none")));
         check(none, perAddress(), false);
+        StandardEnvironment noPlatform = environment(true);
+        noPlatform.getPropertySources().addFirst(new MapPropertySource("test",
+                Map.of("spring.main.cloud-platform", "none")));
+        check(noPlatform, perAddress(), false);
         check(environment(true), perAddress(), true);
         RateLimitProperties defaultTier = perAddress();
         defaultTier.getApiKey().getUnknown().setPolicy(UnknownApiKeyPolicy.DEFAULT_TIER);
