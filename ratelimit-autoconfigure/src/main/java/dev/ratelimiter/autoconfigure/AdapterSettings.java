@@ -33,7 +33,8 @@ public final class AdapterSettings {
 
     /** The format an API key must have before anything is spent on it. */
     public static ApiKeyFormat apiKeyFormat(RateLimitProperties properties) {
-        return new ApiKeyFormat(properties.getApiKey().getMaxLength(), properties.getApiKey().getPattern());
+        ApiKeyProperties apiKey = properties.getApiKey();
+        return new ApiKeyFormat(apiKey.getMinLength(), apiKey.getMaxLength(), apiKey.getPattern());
     }
 
     /** What user ids must be, and what an unvouched one gets ({@code ratelimit.identity.user.*}). */

@@ -25,16 +25,23 @@ public class ApiKeyProperties {
     private int missingStatus = 401;
 
     /**
+     * Fewest characters an API key may have; a shorter one is refused with 400 before any rule or store is asked, so
+     * that no key short enough to be guessed ever names a tier. 0 or 1: no minimum.
+     */
+    private int minLength = 8;
+
+    /**
      * Most characters an API key may have; a longer one is refused with 400 before any rule or store is asked. 0:
      * no limit but the server's header size.
      */
-    private int maxLength;
+    private int maxLength = 256;
 
     /**
-     * A regular expression every API key must match as a whole (e.g. [A-Za-z0-9_-]{16,64}); a key that does not
-     * is refused with 400 before any rule or store is asked, so junk and rotating keys cost nothing. Empty: none.
+     * A regular expression every API key must match as a whole; a key that does not is refused with 400 before any
+     * rule or store is asked, so junk and rotating keys cost nothing. By default the characters of URL-safe and
+     * standard base64 and of URLs' unreserved set (letters, digits, '-', '_', '.', '~', '+', '/', '='). Empty: none.
      */
-    private String pattern;
+    private String pattern = "[A-Za-z0-9._~+/=-]+";
 
     /** API keys that no tier lists and no customer override names. */
     @NestedConfigurationProperty
@@ -42,6 +49,14 @@ public class ApiKeyProperties {
 
     public Unknown getUnknown() {
         return unknown;
+    }
+
+    public int getMinLength() {
+        return minLength;
+    }
+
+    public void setMinLength(int minLength) {
+        this.minLength = minLength;
     }
 
     public int getMaxLength() {
@@ -96,11 +111,12 @@ public class ApiKeyProperties {
     public static class Unknown {
 
         /**
-         * default-tier: a client of the default tier like any other; reject: refused with {@code status} before any
-         * rule or store is asked; per-address: limited by one small bucket per client address ({@code limit}) and
-         * by nothing else, so rotating keys buys nothing and creates no state per key.
+         * per-address: limited by one small bucket per client address ({@code limit}) and by nothing else, so
+         * rotating keys buys nothing and creates no state per key; reject: refused with {@code status} before any
+         * rule or store is asked; default-tier: a client of the default tier like any other (only where the keys are
+         * checked in front of the gateway: any made-up key gets a fresh default-tier bucket).
          */
-        private UnknownApiKeyPolicy policy = UnknownApiKeyPolicy.DEFAULT_TIER;
+        private UnknownApiKeyPolicy policy = UnknownApiKeyPolicy.PER_ADDRESS;
 
         /** Status of the refusal under the reject policy (401 or 403). */
         private int status = 401;

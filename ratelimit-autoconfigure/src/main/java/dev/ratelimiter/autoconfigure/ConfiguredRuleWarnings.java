@@ -17,14 +17,16 @@ final class ConfiguredRuleWarnings {
     }
 
     static RuleSet warnAbout(RuleSet configured) {
-        if (configured.rules().isEmpty()) {
+        // the per-address bucket of unknown keys (the default policy's) limits no client with a key anybody listed
+        if (configured.rules().keySet().stream().allMatch(RuleSet.UNKNOWN_KEYS::equals)) {
             logger.warn("No rate limits are configured (ratelimit.tiers and ratelimit.rules are empty): "
                     + "every request passes unlimited until rules are added");
         }
         if (configured.unknownApiKeys() != UnknownApiKeyPolicy.DEFAULT_TIER && !configured.listsAnyApiKey()) {
-            logger.warn("ratelimit.api-key.unknown.policy is {} but no tier lists an API key "
-                    + "(ratelimit.tiers.<tier>.api-keys) and no override names one: every key is unknown until "
-                    + "runtime overrides name some", configured.unknownApiKeys());
+            logger.warn("ratelimit.api-key.unknown.policy is {} (per-address by default) but no tier lists an API "
+                    + "key (ratelimit.tiers.<tier>.api-keys) and no override names one: every key is unknown until "
+                    + "runtime overrides name some. List the keys, or set the policy to default-tier where they are "
+                    + "checked in front of the gateway", configured.unknownApiKeys());
         }
         return configured;
     }

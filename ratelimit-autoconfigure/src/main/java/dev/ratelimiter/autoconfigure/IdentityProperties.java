@@ -76,6 +76,17 @@ public class IdentityProperties {
     private ClientAddressResolver.Header forwardedHeader = ClientAddressResolver.Header.X_FORWARDED_FOR;
 
     /**
+     * Whether rules keyed by client-ip and the per-address policy for unknown API keys may use the client address the
+     * web server took from a forwarding header (server.forward-headers-strategy native or framework, or turned on by
+     * Spring Boot when it detects a cloud platform such as Kubernetes and the strategy is not set). The server
+     * believes the left-most entry, which the client writes itself (Reactor Netty from any peer, Tomcat from any
+     * private-range peer), so such a configuration fails the start-up unless this is true. Set it only when every
+     * request reaches the gateway through a proxy that replaces those headers; otherwise set
+     * server.forward-headers-strategy=none and list the proxies in trusted-proxies.
+     */
+    private boolean trustServerForwardedAddress;
+
+    /**
      * Leading bits of an IPv4 client address that name its bucket: 32 gives each address its own bucket, 24 one
      * per /24 network.
      */
@@ -155,6 +166,14 @@ public class IdentityProperties {
 
     public void setForwardedHeader(ClientAddressResolver.Header forwardedHeader) {
         this.forwardedHeader = forwardedHeader;
+    }
+
+    public boolean isTrustServerForwardedAddress() {
+        return trustServerForwardedAddress;
+    }
+
+    public void setTrustServerForwardedAddress(boolean trustServerForwardedAddress) {
+        this.trustServerForwardedAddress = trustServerForwardedAddress;
     }
 
     public int getIpv4Prefix() {

@@ -10,6 +10,7 @@ import dev.ratelimiter.redis.RedisWarmup;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -61,7 +62,8 @@ final class LimiterConnectionConfiguration {
     @Bean(initMethod = "start", destroyMethod = "stop")
     @ConditionalOnMissingBean
     InstanceHeartbeats rateLimitInstanceHeartbeats(LimiterConnection connection, RedisKeys keys,
-            RateLimitProperties properties) {
+            RateLimitProperties properties, Environment environment) {
+        FleetSizeWarning.warnIfUnset(environment, properties.getStore());
         return new InstanceHeartbeats(connection, keys, properties.getStore().getHeartbeatInterval(),
                 properties.getStore().getExpectedInstances());
     }

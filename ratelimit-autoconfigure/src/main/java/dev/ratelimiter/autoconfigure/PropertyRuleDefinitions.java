@@ -21,15 +21,23 @@ final class PropertyRuleDefinitions implements RuleDefinitions {
 
     private final RateLimitProperties properties;
     private final ClientIdKeyring keyring;
+    private final ServerForwarding forwarding;
 
     /** Definitions matching API keys by the unkeyed hash, as without a configured secret. */
     PropertyRuleDefinitions(RateLimitProperties properties) {
         this(properties, ClientIdKeyring.unkeyed());
     }
 
+    /** Definitions for a server that reports the connecting peer as it is. */
     PropertyRuleDefinitions(RateLimitProperties properties, ClientIdKeyring keyring) {
+        this(properties, keyring, ServerForwarding.NONE);
+    }
+
+    /** @param forwarding refuses runtime rules keyed by an address the server took from a client's header */
+    PropertyRuleDefinitions(RateLimitProperties properties, ClientIdKeyring keyring, ServerForwarding forwarding) {
         this.properties = properties;
         this.keyring = keyring;
+        this.forwarding = forwarding;
     }
 
     @Override
@@ -83,7 +91,7 @@ final class PropertyRuleDefinitions implements RuleDefinitions {
 
     @Override
     public Map<String, String> specToStore(String id, Map<String, String> sent) {
-        RuleFactory.bindStrictly(id, sent);
+        forwarding.requireReliable(id, RuleFactory.bindStrictly(id, sent).getKey());
         return StoredApiKeys.hashed(id, sent, keyring);
     }
 

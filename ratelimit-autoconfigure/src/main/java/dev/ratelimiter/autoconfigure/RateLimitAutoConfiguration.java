@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The limiter's core: the client-id hashes, the validated rule set (configured rules, kept in step with the runtime
@@ -38,10 +39,17 @@ public final class RateLimitAutoConfiguration {
         return ClientIdSecrets.keyring(properties.getClientId());
     }
 
+    /** Whether the web server rewrites the client address from forwarding headers (see {@link ServerForwarding}). */
+    @Bean
+    ServerForwarding rateLimitServerForwarding(Environment environment, RateLimitProperties properties) {
+        return ServerForwarding.of(environment, properties.getIdentity());
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    RuleDefinitions rateLimitRuleDefinitions(RateLimitProperties properties, ClientIdKeyring clientIds) {
-        return new PropertyRuleDefinitions(properties, clientIds);
+    RuleDefinitions rateLimitRuleDefinitions(RateLimitProperties properties, ClientIdKeyring clientIds,
+            ServerForwarding forwarding) {
+        return new PropertyRuleDefinitions(properties, clientIds, forwarding);
     }
 
     @Bean
@@ -52,8 +60,8 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RuleSetHolder rateLimitRules(RuleSetFactory factory) {
-        return new RuleSetHolder(ConfiguredRuleWarnings.warnAbout(factory.configured()));
+    RuleSetHolder rateLimitRules(RuleSetFactory factory, ServerForwarding forwarding) {
+        return new RuleSetHolder(ConfiguredRuleWarnings.warnAbout(forwarding.requireReliable(factory.configured())));
     }
 
     @Bean

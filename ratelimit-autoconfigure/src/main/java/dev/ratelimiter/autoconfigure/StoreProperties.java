@@ -80,7 +80,8 @@ public class StoreProperties {
     /**
      * Gateway instances to assume share the limits until Redis has answered once (the fallback divides each limit
      * among the live instances, which an instance started during an outage cannot count). Set it to the fleet's
-     * usual size; the Helm chart sets it to its replica count.
+     * usual size; the Helm chart sets it to its replica count. Left unset with Redis, start-up warns: a fleet started
+     * during an outage would admit each limit once per instance.
      */
     private int expectedInstances = 1;
 

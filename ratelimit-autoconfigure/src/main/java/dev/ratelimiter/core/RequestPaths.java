@@ -30,20 +30,83 @@ public final class RequestPaths {
         if (raw == null || raw.isEmpty()) {
             return "/";
         }
-        // Never cut: a cut path could end inside a "../" run and land outside the rule's path. The server's limit on
-        // the request line (4 KB by default) bounds the work.
+        if (isPlain(raw)) {
+            return raw;
+        }
+        List<String> rounds = rounds(raw);
+        return rounds.get(rounds.size() - 1);
+    }
+
+    /**
+     * The path as each decoding round takes it, and as the last one leaves it (the normalised form). Never cut: a cut
+     * path could end inside a "../" run and land outside the rule's path; the server's limit on the request line (4 KB
+     * by default) bounds the work. Until nothing changes: a doubly encoded "%252e%252e" is a ".." to an upstream or a
+     * proxy behind it that decodes once more, so it is one here too. Each round that changes the path shortens it or
+     * drops segments; the cap only bounds the work an attacker's path can cost.
+     */
+    private static List<String> rounds(String raw) {
+        List<String> rounds = new ArrayList<>(3);
         String path = raw;
-        // Until nothing changes: a doubly encoded "%252e%252e" is a ".." to an upstream or a proxy behind it that
-        // decodes once more, so it is one here too. Each round that changes the path shortens it or drops segments;
-        // the cap only bounds the work an attacker's path can cost.
+        rounds.add(path);
         for (int round = 0; round < MAX_ROUNDS && !isPlain(path); round++) {
             String next = once(path);
             if (next.equals(path)) {
                 break;
             }
             path = next;
+            rounds.add(path);
         }
-        return path;
+        return rounds;
+    }
+
+    /**
+     * Whether upstreams read this raw path as different paths: a segment whose {@code ;parameters} hide a dot segment
+     * ({@code /api/admin/..;/x}, {@code %2e%2e;x}, {@code .;x/..}, {@code ;x/..}, {@code %2F..;x}) or a separator
+     * ({@code a;%2F..}), spelled out or percent-encoded at any depth. Servlet containers (Tomcat, Jetty, Spring's own
+     * matching) drop the parameters first and apply the dot segment: {@code /api/x}. nginx, Go's {@code net/http} and
+     * Express know no parameters: {@code ..;} is a name like any other, and the request stays under
+     * {@code /api/admin/}. The normalised form can follow one of the two only, and the other then escapes a cap on its
+     * path; no client that means well sends such a segment (browsers and HTTP libraries never make one, and Spring
+     * Security's firewall refuses every {@code ;}), so the limiter refuses the request instead of choosing.
+     */
+    public static boolean isAmbiguous(String raw) {
+        if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0) {
+            return false;
+        }
+        for (String path : rounds(raw)) {
+            for (String segment : path.split("[/\\\\]", -1)) {
+                int parameters = segment.indexOf(';');
+                if (parameters >= 0 && (endsInDotOrEmpty(decodeFully(segment.substring(0, parameters)))
+                        || hasSeparator(decodeFully(segment.substring(parameters))))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether the last segment of a name (a decoded name may hold separators) is empty, "." or "..". */
+    private static boolean endsInDotOrEmpty(String name) {
+        int separator = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+        String last = name.substring(separator + 1);
+        return last.isEmpty() || last.equals(".") || last.equals("..");
+    }
+
+    private static boolean hasSeparator(String text) {
+        return text.indexOf('/') >= 0 || text.indexOf('\\') >= 0;
+    }
+
+    /** Percent-decoded until nothing changes (at most {@value #MAX_ROUNDS} times), as the rounds of a path are. */
+    private static String decodeFully(String text) {
+        String decoded = text;
+        for (int round = 0; round < MAX_ROUNDS && decoded.indexOf('%') >= 0; round++) {
+            String next = decode(decoded);
+            if (next.equals(decoded)) {
+                break;
+            }
+            decoded = next;
+        }
+        return decoded;
     }
 
     private static String once(String path) {
@@ -91,7 +154,8 @@ public final class RequestPaths {
         return true;
     }
 
-    private static String decode(String segment) {
+    /** One round of percent-decoding (UTF-8); a malformed escape is kept as written. */
+    static String decode(String segment) {
         if (segment.indexOf('%') < 0) {
             return segment;
         }

@@ -34,6 +34,7 @@ public final class RuleSet {
     private final boolean needsClientIp;
     private final boolean needsUser;
     private final boolean needsTenant;
+    private final boolean matchesPaths;
     private final UnknownApiKeyPolicy unknownKeys;
     private final List<CompiledRule> unknownKeyRules;
 
@@ -51,6 +52,7 @@ public final class RuleSet {
         boolean clientIp = false;
         boolean user = false;
         boolean tenant = false;
+        boolean paths = false;
         Set<String> knownTiers = new HashSet<>(builder.knownTiers);
         for (Rule rule : builder.rules.values()) {
             knownTiers.addAll(rule.match().tiers());
@@ -58,6 +60,7 @@ public final class RuleSet {
             clientIp |= rule.key().contains(Dimension.CLIENT_IP) || rule.shards() > 1;
             user |= rule.key().contains(Dimension.USER) || rule.shards() > 1;
             tenant |= rule.key().contains(Dimension.TENANT);
+            paths |= !rule.match().paths().isEmpty();
             CompiledRule compiled = new CompiledRule(rule, order++);
             if (rule.match().apiKeys().isEmpty()) {
                 general.add(compiled);
@@ -79,6 +82,7 @@ public final class RuleSet {
         this.needsClientIp = clientIp;
         this.needsUser = user;
         this.needsTenant = tenant;
+        this.matchesPaths = paths;
         this.unknownKeys = builder.unknownKeys;
         // An unknown key is limited by its address's bucket and by every rule that keeps no state per key and is no
         // tier's (per address, per route, per user, concurrency caps): a made-up key must never get more than no key.
@@ -200,6 +204,11 @@ public final class RuleSet {
     /** Whether any rule reads the tenant. */
     public boolean needsTenant() {
         return needsTenant;
+    }
+
+    /** Whether any rule matches requests by their path ({@code match.paths}). */
+    public boolean matchesPaths() {
+        return matchesPaths;
     }
 
     /**

@@ -79,6 +79,8 @@ public final class RuleSetFactory {
         applyControl(runtime.control(), rules);
         RuleSet built = rules.build();
         built.rules().values().forEach(rule -> knownTiers.addAll(rule.match().tiers()));
+        // the per-address bucket's tier is reserved, not configured: alone, it names no tier the default must be
+        knownTiers.remove(RuleSet.UNKNOWN_KEYS);
         if (regions != null) {
             built.rules().values().forEach(regions::requireSplittable);
         }

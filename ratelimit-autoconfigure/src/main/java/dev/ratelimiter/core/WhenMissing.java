@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * What a rule does with a request that lacks a value its buckets are per (no tenant header for a per-tenant cap, no
- * user for a per-user limit). Skipping is what a per-customer limit wants — the missing-API-key policy governs
- * requests without a key — but for a cap it means that leaving the header out escapes the cap.
+ * user for a per-user limit, no client address the limiter can read). Skipping is what a per-customer limit wants —
+ * the missing-API-key policy governs requests without a key — but for a cap it means that leaving the value out
+ * escapes the cap.
  */
 public enum WhenMissing {
 
@@ -17,10 +18,12 @@ public enum WhenMissing {
     DENY;
 
     /**
-     * The default for a rule keyed by these dimensions: {@link #SHARED} when a user or tenant is part of the key (a cap
-     * that a request must not escape by leaving its header out), else {@link #SKIP}.
+     * The default for a rule keyed by these dimensions: {@link #SHARED} when a user, tenant or client address is part
+     * of the key (a cap that a request must not escape by leaving its header out, or by making the server report an
+     * address that is none), else {@link #SKIP}.
      */
     public static WhenMissing defaultFor(List<Dimension> key) {
-        return key != null && (key.contains(Dimension.USER) || key.contains(Dimension.TENANT)) ? SHARED : SKIP;
+        return key != null && (key.contains(Dimension.USER) || key.contains(Dimension.TENANT)
+                || key.contains(Dimension.CLIENT_IP)) ? SHARED : SKIP;
     }
 }

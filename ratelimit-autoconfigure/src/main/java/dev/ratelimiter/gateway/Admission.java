@@ -7,6 +7,7 @@ import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
@@ -69,15 +70,21 @@ public final class Admission {
     }
 
     /**
-     * The answer to a request whose identity the limiter refuses before any rule is asked, or null: a name sent
-     * twice, a missing or malformed API key, a user or tenant id (when a rule reads it) malformed or unvouched where
-     * such ids are rejected.
+     * The answer to a request the limiter refuses before any rule is asked, or null: a path upstreams read two ways
+     * ({@link RequestPaths#isAmbiguous}) while a rule matches by path, since either reading would let the other escape
+     * that rule; an identity sent twice; a missing or malformed API key; a user or tenant id (when a rule reads it)
+     * malformed or unvouched where such ids are rejected.
+     *
+     * @param rawPath the request path as the client sent it
      */
-    public RefusalAnswer refuseIdentity(RuleSet rules, CallerIdentity caller) {
+    public RefusalAnswer refuseUpFront(RuleSet rules, String rawPath, CallerIdentity caller) {
         // The kill switch lets everything through, ambiguous and keyless requests too: it is the limiter switched
         // off, and requiring a key is the limiter's (authentication is the application's own security, which stays).
         if (rules.killSwitch()) {
             return null;
+        }
+        if (rules.matchesPaths() && RequestPaths.isAmbiguous(rawPath)) {
+            return RefusalAnswer.ambiguousPath();
         }
         RepeatedName duplicated = caller.ambiguousFor(rules);
         if (duplicated != null) {

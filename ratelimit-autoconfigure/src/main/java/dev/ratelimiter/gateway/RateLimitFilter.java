@@ -114,7 +114,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules,
             CallerIdentity caller) {
-        RefusalAnswer refused = admission.refuseIdentity(rules, caller);
+        RefusalAnswer refused = admission.refuseUpFront(rules, exchange.getRequest().getPath().value(), caller);
         String tier = refused != null ? null : admission.tier(rules, caller);
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);

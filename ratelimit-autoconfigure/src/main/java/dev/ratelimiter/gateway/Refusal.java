@@ -32,6 +32,8 @@ public final class Refusal {
         DUPLICATE_IDENTITY("duplicate_identity_header"),
         /** 400: a rule that denies such requests needs a value (user, tenant, address) the request lacks. */
         MISSING_IDENTITY("missing_identity"),
+        /** 400: the path has a dot or empty segment with {@code ;parameters}, which upstreams read two ways. */
+        AMBIGUOUS_PATH("ambiguous_path"),
         /** 400: the API key fails the configured format check. */
         INVALID_API_KEY("invalid_api_key"),
         /** 400: a user or tenant id fails its configured format check. */

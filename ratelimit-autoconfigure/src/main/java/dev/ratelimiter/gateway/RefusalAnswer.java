@@ -104,6 +104,12 @@ public final class RefusalAnswer {
                 + ", which this request lacks.", body -> body.put("policy", ruleId));
     }
 
+    /** 400 for a path that upstreams read as two different paths ({@code /api/admin/..;/x}). */
+    public static RefusalAnswer ambiguousPath() {
+        return badRequest(Refusal.Kind.AMBIGUOUS_PATH, List.of(), "The path has a '.', '..' or empty segment with "
+                + "';' parameters, which servers read in two different ways; send the path without them.", body -> { });
+    }
+
     /** 400 for an API key that fails the configured format check; {@code where} is the key's source in words. */
     public static RefusalAnswer invalidApiKey(String where, String problem) {
         return badRequest(Refusal.Kind.INVALID_API_KEY, List.of(), "The API key in " + where + " " + problem + ".",

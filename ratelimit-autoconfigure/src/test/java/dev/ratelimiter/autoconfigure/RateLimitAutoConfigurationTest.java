@@ -24,11 +24,12 @@ class RateLimitAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
 
     @Test
-    void withoutLimitsEverythingStartsAndNothingIsLimited() {
+    void withoutLimitsEverythingStartsAndOnlyKeysNobodyListedAreLimited() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(RateLimitEvaluator.class);
             assertThat(context).getBean(RateLimitStore.class).isInstanceOf(LocalBucketStore.class);
-            assertThat(context.getBean(RuleSetHolder.class).get().rules()).isEmpty();
+            // the default unknown-key policy's bucket per address, and nothing else
+            assertThat(context.getBean(RuleSetHolder.class).get().rules()).containsOnlyKeys(RuleSet.UNKNOWN_KEYS);
         });
     }
 
@@ -79,10 +80,10 @@ class RateLimitAutoConfigurationTest {
                 "ratelimit.tiers.free.limits.default.refill-tokens=5", "ratelimit.rules.hourly.algorithm=sliding-window",
                 "ratelimit.rules.hourly.limit=1000", "ratelimit.rules.hourly.window=1h"};
         runner.withPropertyValues(hourly).run(context -> assertThat(context.getBean(RuleSetHolder.class).get()
-                .rules()).containsOnlyKeys("free.default", "hourly"));
+                .rules()).containsOnlyKeys("free.default", "hourly", RuleSet.UNKNOWN_KEYS));
         runner.withPropertyValues(hourly).withPropertyValues("ratelimit.rules.hourly.enabled=false")
                 .run(context -> assertThat(context.getBean(RuleSetHolder.class).get().rules())
-                        .containsOnlyKeys("free.default"));
+                        .containsOnlyKeys("free.default", RuleSet.UNKNOWN_KEYS));
         runner.withPropertyValues(hourly).withPropertyValues("ratelimit.rules.hourly.enabled=false",
                 "ratelimit.rules.hourly.limit=0").run(context -> assertThat(context).hasFailed()
                         .getFailure().rootCause().hasMessageContaining("ratelimit.rules.hourly.limit"));
@@ -98,9 +99,9 @@ class RateLimitAutoConfigurationTest {
                     RuleSet off = factory.create(new dev.ratelimiter.core.RuntimeRules(2, java.util.Map.of(
                             "login", java.util.Map.of("enabled", "false"),
                             "free.default", java.util.Map.of("enabled", "false")), java.util.Map.of()));
-                    assertThat(off.rules()).isEmpty();
+                    assertThat(off.rules()).containsOnlyKeys(RuleSet.UNKNOWN_KEYS);
                     assertThat(factory.create(dev.ratelimiter.core.RuntimeRules.EMPTY).rules())
-                            .containsOnlyKeys("free.default", "login");
+                            .containsOnlyKeys("free.default", "login", RuleSet.UNKNOWN_KEYS);
                 });
     }
 

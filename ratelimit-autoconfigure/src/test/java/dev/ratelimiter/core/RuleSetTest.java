@@ -50,16 +50,19 @@ class RuleSetTest {
     }
 
     @Test
-    void aCapByTenantOrUserAppliesToRequestsLackingItByDefault() {
+    void aCapByTenantUserOrAddressAppliesToRequestsLackingItByDefault() {
         RuleSet rules = RuleSet.builder("free")
                 .rule(rule("per-tenant", "per-tenant", Match.ANY, Dimension.TENANT))
                 .rule(rule("per-user", "per-user", Match.ANY, Dimension.USER))
+                .rule(rule("per-address", "per-address", Match.ANY, Dimension.CLIENT_IP))
                 .rule(rule("per-key", "per-key", Match.ANY, Dimension.API_KEY))
                 .build();
         assertThat(rules.rules().get("per-tenant").whenMissing()).isEqualTo(WhenMissing.SHARED);
+        // an address the server reports as none (a forwarding header's "x") must not escape a per-address cap
+        assertThat(rules.rules().get("per-address").whenMissing()).isEqualTo(WhenMissing.SHARED);
         assertThat(rules.rules().get("per-key").whenMissing()).isEqualTo(WhenMissing.SKIP);
         RequestAttributes keyless = new RequestAttributes(null, null, null, null, "api", "/x", "default", "free", 1);
-        assertThat(ids(rules, keyless)).containsExactly("per-tenant", "per-user");
+        assertThat(ids(rules, keyless)).containsExactly("per-tenant", "per-user", "per-address");
     }
 
     @Test

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimiter.redis.LimiterConnection;
+import dev.ratelimiter.testsupport.PropertyArguments;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -27,6 +29,16 @@ final class GatewayInstance {
     /** As {@link #start(String, String, String...)}, with these configurations beside the test gateway's. */
     static ConfigurableApplicationContext start(List<Class<?>> configurations, String redisUrl, String upstream,
             String... properties) {
+        return start(configurations, List.of(), redisUrl, upstream, properties);
+    }
+
+    /**
+     * As {@link #start(List, String, String, String...)}, with these initializers run before the context is
+     * refreshed (e.g. {@code KubernetesPod}).
+     */
+    static ConfigurableApplicationContext start(List<Class<?>> configurations,
+            List<ApplicationContextInitializer<?>> initializers, String redisUrl, String upstream,
+            String... properties) {
         List<String> all = new ArrayList<>(List.of("server.port=0",
                 "spring.data.redis.url=" + redisUrl,
                 "spring.cloud.gateway.server.webflux.routes[0].id=api",
@@ -35,8 +47,8 @@ final class GatewayInstance {
         all.addAll(List.of(properties));
         List<Class<?>> sources = new ArrayList<>(List.of(TestGatewayApplication.class));
         sources.addAll(configurations);
-        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).properties(all.toArray(String[]::new))
-                .run();
+        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+                .initializers(initializers.toArray(ApplicationContextInitializer[]::new)).run(PropertyArguments.of(all));
     }
 
     /**

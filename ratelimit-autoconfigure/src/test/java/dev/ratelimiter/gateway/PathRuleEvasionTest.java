@@ -42,7 +42,9 @@ class PathRuleEvasionTest {
         gateway = fixture.start("ratelimit.store.type=redis",
                 "ratelimit.store.timeout=2s", "ratelimit.rules.hello-cap.match.paths=/api/hello",
                 "ratelimit.rules.hello-cap.capacity=3", "ratelimit.rules.hello-cap.refill-tokens=1",
-                "ratelimit.rules.hello-cap.refill-period=1h");
+                "ratelimit.rules.hello-cap.refill-period=1h", "ratelimit.rules.admin-cap.match.paths=/api/admin/**",
+                "ratelimit.rules.admin-cap.key=route", "ratelimit.rules.admin-cap.capacity=2",
+                "ratelimit.rules.admin-cap.refill-tokens=1", "ratelimit.rules.admin-cap.refill-period=1h");
         port = Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port"));
     }
 
@@ -81,6 +83,28 @@ class PathRuleEvasionTest {
         assertThat(statuses).containsExactly(200, 200, 200, 429, 429);
         assertThat(get("/api/hello")).isEqualTo(429);
         assertThat(get("/api/other")).as("another path is not capped").isEqualTo(200);
+    }
+
+    /**
+     * A dot or empty segment with {@code ;parameters} is two paths: Tomcat, Jetty and Spring drop the parameters and
+     * apply the dot segment ({@code /api/admin/..;/x} is {@code /api/x}), nginx, Go and Express keep {@code ..;} as a
+     * name and serve it under {@code /api/admin/}. Counted as either, it would escape the other's cap behind an upstream
+     * of the other kind (before, it was {@code /api/x} here and got past the admin cap to nginx's {@code /api/admin/}):
+     * refused with 400, nothing reaches the upstream. A parameter on a named segment is one path and counts.
+     */
+    @Test
+    void aPathUpstreamsReadTwoWaysIsRefusedAndReachesNoUpstream() throws IOException {
+        assertThat(List.of(get("/api/admin/x"), get("/api/admin/y"), get("/api/admin/x"))).containsExactly(200, 200,
+                429);
+        Map<String, Integer> statuses = new LinkedHashMap<>();
+        for (String spelling : List.of("/api/admin/..;/x", "/api/admin/%2e%2e;x/x", "/api/admin/..%3Bx/x",
+                "/api/admin/.;x/../x", "/api/admin/;x/../x", "/api/admin/%252e%252e%253B/x")) {
+            statuses.put(spelling, get(spelling));
+        }
+        assertThat(statuses).as("refused as ambiguous").allSatisfy((spelling, status) -> assertThat(status)
+                .isEqualTo(400));
+        assertThat(get("/api/admin;v=1/x")).as("one path: /api/admin/x, capped").isEqualTo(429);
+        assertThat(upstream.hits()).isEqualTo(2);
     }
 
     private int get(String path) throws IOException {

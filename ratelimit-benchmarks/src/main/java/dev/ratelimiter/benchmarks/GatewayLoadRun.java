@@ -90,6 +90,8 @@ public final class GatewayLoadRun {
                 "ratelimit.enabled=" + !"off".equals(mode),
                 "ratelimit.store.type=redis",
                 "ratelimit.default-tier=free",
+                // the load's keys are listed nowhere: clients of the default tier, each with its own buckets
+                "ratelimit.api-key.unknown.policy=default-tier",
                 // Roomy per-key buckets: the run measures the cost of deciding, not of refusing.
                 "ratelimit.rules.per-key.capacity=100000",
                 "ratelimit.rules.per-key.refill-tokens=100000",

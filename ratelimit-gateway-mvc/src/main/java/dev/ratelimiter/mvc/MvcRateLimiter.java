@@ -101,7 +101,7 @@ public final class MvcRateLimiter {
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
         CallerIdentity caller = resolver == null ? identity.caller(headers) : identify(request, routeId);
-        RefusalAnswer refused = admission.refuseIdentity(rules, caller);
+        RefusalAnswer refused = admission.refuseUpFront(rules, request.requestPath().value(), caller);
         String tier = refused != null ? null : admission.tier(rules, caller);
         if (refused == null) {
             refused = admission.refuseTier(rules, tier);

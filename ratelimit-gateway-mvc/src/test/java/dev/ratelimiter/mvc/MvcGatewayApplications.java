@@ -3,8 +3,10 @@ package dev.ratelimiter.mvc;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimiter.testsupport.PropertyArguments;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.DefaultResourceLoader;
 
@@ -20,7 +22,15 @@ final class MvcGatewayApplications {
 
     /** Started with these properties over the defaults; the caller closes it. */
     static ConfigurableApplicationContext start(MvcGatewayFixture fixture, String... properties) {
-        return builder(fixture, properties).run();
+        return start(fixture, List.of(), properties);
+    }
+
+    /** As {@link #start(MvcGatewayFixture, String...)}, these initializers run before the context is refreshed. */
+    static ConfigurableApplicationContext start(MvcGatewayFixture fixture,
+            List<ApplicationContextInitializer<?>> initializers, String... properties) {
+        return new SpringApplicationBuilder(TestMvcGatewayApplication.class)
+                .initializers(initializers.toArray(ApplicationContextInitializer[]::new))
+                .run(arguments(fixture, properties));
     }
 
     /**
@@ -29,12 +39,13 @@ final class MvcGatewayApplications {
      */
     static ConfigurableApplicationContext startWithoutSpringSecurity(MvcGatewayFixture fixture,
             String... properties) {
-        return builder(fixture, properties)
+        return new SpringApplicationBuilder(TestMvcGatewayApplication.class)
                 .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
-                .run();
+                .run(arguments(fixture, properties));
     }
 
-    private static SpringApplicationBuilder builder(MvcGatewayFixture fixture, String... properties) {
+    /** As command-line arguments: a test's own settings win over the suite's application.properties. */
+    private static String[] arguments(MvcGatewayFixture fixture, String... properties) {
         List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
                 "spring.jmx.enabled=false", "spring.data.redis.url=" + fixture.redis().url(),
                 "ratelimit.store.type=redis", "spring.cloud.gateway.server.webmvc.routes[0].id=api",
@@ -43,7 +54,7 @@ final class MvcGatewayApplications {
                 "ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=100000",
                 "ratelimit.tiers.free.limits.default.refill-tokens=100000"));
         all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(TestMvcGatewayApplication.class).properties(all.toArray(String[]::new));
+        return PropertyArguments.of(all);
     }
 
     /** The port the server, or with {@code management.server.port} the management server, listens on. */

@@ -106,6 +106,11 @@ class MvcGatewayIntegrationTest {
         registry.add("ratelimit.rules.one-at-a-time.lease", () -> "60s");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[0]", () -> "held");
         registry.add("ratelimit.rules.one-at-a-time.match.route-ids[1]", () -> "broken");
+        // a cap by path, so that a path upstreams read two ways is refused (PathRuleEvasionTest on WebFlux)
+        registry.add("ratelimit.rules.admin-paths.match.paths[0]", () -> "/limited/admin/**");
+        registry.add("ratelimit.rules.admin-paths.key[0]", () -> "route");
+        registry.add("ratelimit.rules.admin-paths.capacity", () -> "1000");
+        registry.add("ratelimit.rules.admin-paths.refill-tokens", () -> "1000");
     }
 
     @BeforeEach
@@ -157,6 +162,19 @@ class MvcGatewayIntegrationTest {
         assertThat(body.get("error").asString()).isEqualTo("duplicate_identity_header");
         assertThat(body.get("header").asString()).isEqualTo("X-API-Key");
         assertThat(upstream.hits("/limited/twice")).isZero();
+    }
+
+    /**
+     * Tomcat reads /limited/admin/..;/x as /limited/x, nginx under /limited/admin/: refused as on WebFlux, by the
+     * same code, before any rule is asked.
+     */
+    @Test
+    void aPathUpstreamsReadTwoWaysIsRefusedBeforeAnyRuleIsAsked() throws Exception {
+        HttpResponse<String> refused = http.get("/limited/admin/..;/x", "key-a");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(json.readTree(refused.body()).get("error").asString()).isEqualTo("ambiguous_path");
+        assertThat(upstream.hits("/limited/admin/..;/x") + upstream.hits("/limited/x")).isZero();
     }
 
     @Test

@@ -128,6 +128,9 @@ class ChartDefaultsTest {
                     new TokenBucketLimit(10, 1, java.time.Duration.ofSeconds(1)));
         });
         assertThat(Node.at(fleet.application(), "ratelimit.store.type")).isEqualTo("redis");
+        // in a pod, Boot would otherwise have the server take the client's address from its own X-Forwarded-For,
+        // and the starter refuses per-address buckets then
+        assertThat(Node.at(fleet.application(), "server.forward-headers-strategy")).isEqualTo("none");
     }
 
     @Test

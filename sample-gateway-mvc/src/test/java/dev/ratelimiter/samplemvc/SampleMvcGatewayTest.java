@@ -60,9 +60,36 @@ class SampleMvcGatewayTest {
         }
     }
 
+    /**
+     * The sample sets no unknown-key policy and no key pattern: the starter's defaults hold. Keys nobody listed share
+     * one bucket of 10 per address (before, each was a fresh default-tier client); malformed keys are a 400.
+     */
+    @Test
+    void theStartersDefaultsHoldRotatingKeysToOneBucketAndRefuseMalformedOnes() throws Exception {
+        List<HttpResponse<String>> rotating = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            rotating.add(get("/api/hello", "rotating-key-" + i));
+        }
+        assertThat(rotating.subList(0, 10)).allSatisfy(response -> assertThat(response.statusCode()).isEqualTo(200));
+        assertThat(rotating).anySatisfy(response -> {
+            assertThat(response.statusCode()).isEqualTo(429);
+            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
+                    policy -> assertThat(policy).startsWith("\"unknown-api-key\""));
+        });
+        for (String malformed : List.of("a key with spaces", "k".repeat(257), "abc", "{json}")) {
+            HttpResponse<String> refused = get("/api/hello", malformed);
+            assertThat(refused.statusCode()).as(malformed).isEqualTo(400);
+            assertThat(refused.body()).contains("invalid_api_key");
+        }
+    }
+
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return get(path, "demo");
+    }
+
+    private HttpResponse<String> get(String path, String apiKey) throws IOException, InterruptedException {
         return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).header("X-API-Key", "demo").GET().build(),
+                .timeout(Duration.ofSeconds(10)).header("X-API-Key", apiKey).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -94,6 +94,8 @@ final class BenchGateway implements AutoCloseable {
             String mode = limiter.storeMode;
             command.addAll(List.of("--ratelimit.enabled=true", "--ratelimit.store.type=redis",
                     "--ratelimit.default-tier=free",
+                    // the load's keys are listed nowhere: clients of the free tier, as the peers count them
+                    "--ratelimit.api-key.unknown.policy=default-tier",
                     // the allowed path: a bucket per client that no client empties
                     "--ratelimit.tiers.free.limits.default.capacity=1000000000",
                     "--ratelimit.tiers.free.limits.default.refill-tokens=1000000000",

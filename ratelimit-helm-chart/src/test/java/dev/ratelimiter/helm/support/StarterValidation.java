@@ -10,6 +10,7 @@ import java.util.Objects;
 import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitEventsAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitSheddingAutoConfiguration;
+import dev.ratelimiter.testsupport.KubernetesPod;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -53,7 +54,8 @@ public final class StarterValidation {
     }
 
     /**
-     * Starts the starter's auto-configuration with the file's properties and hands the context over. Kafka brokers
+     * Starts the starter's auto-configuration with the file's properties, in an environment Spring Boot takes for a
+     * Kubernetes pod (as the pod's is), and hands the context over. Kafka brokers
      * the file names are replaced by a loopback address that nothing listens on: the event sink is still built from
      * the file's settings, but its producer (created when the sink is flushed on close) never looks up or contacts
      * the cluster's brokers from the build machine.
@@ -63,6 +65,7 @@ public final class StarterValidation {
         properties.replaceAll(pair -> pair.startsWith(KAFKA_BROKERS + "=") && pair.length() > KAFKA_BROKERS.length() + 1
                 ? KAFKA_BROKERS + "=" + LOOPBACK_BROKER : pair);
         new ReactiveWebApplicationContextRunner()
+                .withInitializer(new KubernetesPod())
                 .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
                         RateLimitEventsAutoConfiguration.class, RateLimitSheddingAutoConfiguration.class))
                 .withPropertyValues(properties.toArray(String[]::new))

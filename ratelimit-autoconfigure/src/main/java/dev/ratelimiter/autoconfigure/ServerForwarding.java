@@ -1,0 +1,94 @@
+package dev.ratelimiter.autoconfigure;
+
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
+import org.springframework.boot.cloud.CloudPlatform;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+
+/**
+ * Whether the web server puts a forwarding header's entry in place of the connecting peer before the limiter reads
+ * the client address. Spring Boot does so for {@code server.forward-headers-strategy} native or framework and, when the
+ * strategy is not set, on every cloud platform it detects ({@link CloudPlatform#isUsingForwardHeaders()}): on
+ * Kubernetes, in every pod. Reactor Netty then believes the left-most {@code X-Forwarded-For} or {@code Forwarded}
+ * entry from any peer and Tomcat's {@code RemoteIpValve} from any private-range peer, so the client writes its own
+ * address and {@code ratelimit.identity.trusted-proxies} never sees the real hop. Rules keyed by that address are
+ * refused then, unless the operator said the server's reading is to be trusted.
+ */
+final class ServerForwarding {
+
+    static final String STRATEGY = "server.forward-headers-strategy";
+
+    static final String TRUST = "ratelimit.identity.trust-server-forwarded-address";
+
+    /** A server that reports the connecting peer as it is. */
+    static final ServerForwarding NONE = new ServerForwarding(null);
+
+    /** How the server came to rewrite the address, in words; null when it does not, or when that is trusted. */
+    private final String cause;
+
+    private ServerForwarding(String cause) {
+        this.cause = cause;
+    }
+
+    /** The server's handling as this environment configures it, decided the way Spring Boot's web servers decide it. */
+    static ServerForwarding of(Environment environment, IdentityProperties identity) {
+        if (identity.isTrustServerForwardedAddress()) {
+            return NONE;
+        }
+        String strategy = Binder.get(environment).bind(STRATEGY, String.class).orElse(null);
+        if (strategy != null) {
+            String named = strategy.strip().toLowerCase(Locale.ROOT);
+            return named.equals("native") || named.equals("framework")
+                    ? new ServerForwarding(STRATEGY + " is " + named) : NONE;
+        }
+        CloudPlatform platform = CloudPlatform.getActive(environment);
+        return platform != null && platform.isUsingForwardHeaders() ? new ServerForwarding(STRATEGY + " is not set "
+                + "and Spring Boot detected the cloud platform " + platform + ", which turns it on") : NONE;
+    }
+
+    /** Refuses, naming what to set, a configuration whose rules key by an address the client chooses. */
+    RuleSet requireReliable(RuleSet configured) {
+        if (cause == null) {
+            return configured;
+        }
+        List<String> keyed = configured.rules().values().stream().filter(rule -> keysByAddress(rule.key()))
+                .map(ServerForwarding::describe).toList();
+        if (!keyed.isEmpty()) {
+            throw new InvalidLimitException(STRATEGY, refusal("The limiter buckets clients by their address ("
+                    + String.join(", ", keyed) + ")"));
+        }
+        return configured;
+    }
+
+    /** Refuses a runtime rule keyed by an address the client chooses: the operator endpoints answer invalid_rule. */
+    void requireReliable(String id, List<Dimension> key) {
+        if (cause != null && keysByAddress(key)) {
+            throw new InvalidLimitException("ratelimit.rules." + id + ".key", refusal("Rule '" + id + "' keys by "
+                    + "the client address"));
+        }
+    }
+
+    private String refusal(String what) {
+        return what + ", but " + cause + ": the web server replaces the connecting address with the left-most "
+                + "X-Forwarded-For or Forwarded entry, which the client writes itself, so every client could choose "
+                + "its own bucket. Set " + STRATEGY + "=none and list your proxies in "
+                + "ratelimit.identity.trusted-proxies (the limiter then reads the header itself, only as far as they "
+                + "wrote it); or, if every request reaches the gateway through a proxy that replaces those headers, "
+                + "set " + TRUST + "=true.";
+    }
+
+    private static boolean keysByAddress(List<Dimension> key) {
+        return key != null && key.contains(Dimension.CLIENT_IP);
+    }
+
+    private static String describe(Rule rule) {
+        return RuleSet.UNKNOWN_KEYS.equals(rule.id()) ? "ratelimit.api-key.unknown.policy per-address"
+                : "rule '" + rule.id() + "'";
+    }
+}
