@@ -1,8 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
+import dev.ratelimiter.core.IpLiteral;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.core.env.Environment;
@@ -56,15 +55,22 @@ public record OperatorEndpointExposure(boolean separatePort, @Nullable String ad
         if (trimmed.equalsIgnoreCase("localhost")) {
             return true;
         }
-        if (!trimmed.matches("[0-9.]+|\\[?[0-9A-Fa-f:.%a-zA-Z]*:[0-9A-Fa-f:.%a-zA-Z]*\\]?")) {
+        String literal = trimmed.startsWith("[") && trimmed.endsWith("]") ? trimmed.substring(1, trimmed.length() - 1)
+                : trimmed;
+        // Parsed as a literal, never looked up: this also reads a request's Host on an event loop, where
+        // InetAddress.getByName would ask DNS for anything it does not take for a literal ("127.0.0.1.", "1.2.3.4.5").
+        byte[] parsed = IpLiteral.parse(literal);
+        if (parsed == null) {
             return false;
         }
-        try {
-            // a literal: parsed, never looked up
-            return InetAddress.getByName(trimmed).isLoopbackAddress();
+        if (parsed.length == 4) {
+            return parsed[0] == 127;
         }
-        catch (UnknownHostException ex) {
-            return false;
+        for (int i = 0; i < 15; i++) {
+            if (parsed[i] != 0) {
+                return false;
+            }
         }
+        return parsed[15] == 1;
     }
 }

@@ -1,12 +1,16 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.UnknownValuePolicy;
 import org.springframework.boot.cloud.CloudPlatform;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -27,13 +31,20 @@ final class ServerForwarding {
     static final String TRUST = "ratelimit.identity.trust-server-forwarded-address";
 
     /** A server that reports the connecting peer as it is. */
-    static final ServerForwarding NONE = new ServerForwarding(null);
+    static final ServerForwarding NONE = new ServerForwarding(null, Set.of());
 
     /** How the server came to rewrite the address, in words; null when it does not, or when that is trusted. */
     private final String cause;
+    /**
+     * The dimensions whose unvouched values are counted per client address ({@code identity.user|tenant.unknown.policy
+     * per-address} with a source list that also reads the token): a rule keyed by one of them is keyed by the address
+     * for such callers.
+     */
+    private final Set<Dimension> perAddress;
 
-    private ServerForwarding(String cause) {
+    private ServerForwarding(String cause, Set<Dimension> perAddress) {
         this.cause = cause;
+        this.perAddress = perAddress;
     }
 
     /** The server's handling as this environment configures it, decided the way Spring Boot's web servers decide it. */
@@ -41,15 +52,35 @@ final class ServerForwarding {
         if (identity.isTrustServerForwardedAddress()) {
             return NONE;
         }
+        Set<Dimension> perAddress = EnumSet.noneOf(Dimension.class);
+        if (countsUnvouchedPerAddress(identity.getUser())) {
+            perAddress.add(Dimension.USER);
+        }
+        if (countsUnvouchedPerAddress(identity.getTenant())) {
+            perAddress.add(Dimension.TENANT);
+        }
         String strategy = Binder.get(environment).bind(STRATEGY, String.class).orElse(null);
-        if (strategy != null) {
-            String named = strategy.strip().toLowerCase(Locale.ROOT);
+        // Spring Boot reads the value leniently (case, and anything but letters and digits, ignored: "Native", "nat-ive")
+        // and a blank one as not set, so its cloud detection decides then.
+        String named = strategy == null ? "" : strategy.replaceAll("[^A-Za-z0-9]", "").toLowerCase(Locale.ROOT);
+        if (!named.isEmpty()) {
             return named.equals("native") || named.equals("framework")
-                    ? new ServerForwarding(STRATEGY + " is " + named) : NONE;
+                    ? new ServerForwarding(STRATEGY + " is " + named, perAddress) : NONE;
         }
         CloudPlatform platform = CloudPlatform.getActive(environment);
         return platform != null && platform.isUsingForwardHeaders() ? new ServerForwarding(STRATEGY + " is not set "
-                + "and Spring Boot detected the cloud platform " + platform + ", which turns it on") : NONE;
+                + "and Spring Boot detected the cloud platform " + platform + ", which turns it on", perAddress) : NONE;
+    }
+
+    /** Whether a value the client states beside the token (unvouched) is counted per client address. */
+    private static boolean countsUnvouchedPerAddress(IdentitySourceProperties.UserOrTenant dimension) {
+        List<IdentitySourceProperties.Source> sources = dimension.getSource();
+        // Unvouched: a header read where the list also reads the token, or an expression that read the request.
+        boolean readsToken = sources.contains(IdentitySourceProperties.Source.CLAIM)
+                || sources.contains(IdentitySourceProperties.Source.PRINCIPAL);
+        boolean canBeUnvouched = sources.contains(IdentitySourceProperties.Source.EXPRESSION)
+                || readsToken && sources.contains(IdentitySourceProperties.Source.HEADER);
+        return canBeUnvouched && dimension.getUnknown().getPolicy() == UnknownValuePolicy.PER_ADDRESS;
     }
 
     /** Refuses, naming what to set, a configuration whose rules key by an address the client chooses. */
@@ -57,8 +88,8 @@ final class ServerForwarding {
         if (cause == null) {
             return configured;
         }
-        List<String> keyed = configured.rules().values().stream().filter(rule -> keysByAddress(rule.key()))
-                .map(ServerForwarding::describe).toList();
+        List<String> keyed = new ArrayList<>(configured.rules().values().stream()
+                .filter(rule -> keysByAddress(rule.key())).map(this::describe).toList());
         if (!keyed.isEmpty()) {
             throw new InvalidLimitException(STRATEGY, refusal("The limiter buckets clients by their address ("
                     + String.join(", ", keyed) + ")"));
@@ -83,12 +114,16 @@ final class ServerForwarding {
                 + "set " + TRUST + "=true.";
     }
 
-    private static boolean keysByAddress(List<Dimension> key) {
-        return key != null && key.contains(Dimension.CLIENT_IP);
+    private boolean keysByAddress(List<Dimension> key) {
+        return key != null && (key.contains(Dimension.CLIENT_IP) || key.stream().anyMatch(perAddress::contains));
     }
 
-    private static String describe(Rule rule) {
-        return RuleSet.UNKNOWN_KEYS.equals(rule.id()) ? "ratelimit.api-key.unknown.policy per-address"
-                : "rule '" + rule.id() + "'";
+    private String describe(Rule rule) {
+        if (RuleSet.UNKNOWN_KEYS.equals(rule.id())) {
+            return "ratelimit.api-key.unknown.policy per-address";
+        }
+        return rule.key().contains(Dimension.CLIENT_IP) ? "rule '" + rule.id() + "'" : "rule '" + rule.id() + "', keyed "
+                + "by a user or tenant whose unvouched values ratelimit.identity.*.unknown.policy per-address counts "
+                + "by address";
     }
 }

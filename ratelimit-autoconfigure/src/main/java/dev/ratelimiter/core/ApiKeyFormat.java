@@ -81,10 +81,16 @@ public final class ApiKeyFormat {
         }
     }
 
+    /** Why the value is refused by its length alone (longer than the maximum); null when it is fine. */
+    public String lengthProblem(String value) {
+        return maxLength > 0 && value.length() > maxLength ? "is longer than " + maxLength + " characters" : null;
+    }
+
     /** Why the value is refused, in words for the client (never echoing the value); null when it is fine. */
     public String problem(String apiKey) {
-        if (maxLength > 0 && apiKey.length() > maxLength) {
-            return "is longer than " + maxLength + " characters";
+        String tooLong = lengthProblem(apiKey);
+        if (tooLong != null) {
+            return tooLong;
         }
         if (apiKey.length() < minLength) {
             return "is shorter than " + minLength + " characters";

@@ -70,14 +70,42 @@ public final class RequestPaths {
      * Security's firewall refuses every {@code ;}), so the limiter refuses the request instead of choosing.
      */
     public static boolean isAmbiguous(String raw) {
-        if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0) {
+        if (raw == null || raw.indexOf(';') < 0 && raw.indexOf('%') < 0 && raw.indexOf('\\') < 0) {
             return false;
+        }
+        if (hidesDotSegment(raw)) {
+            return true;
         }
         for (String path : rounds(raw)) {
             for (String segment : path.split("[/\\\\]", -1)) {
                 int parameters = segment.indexOf(';');
                 if (parameters >= 0 && (endsInDotOrEmpty(decodeFully(segment.substring(0, parameters)))
                         || hasSeparator(decodeFully(segment.substring(parameters))))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the normalised form finds a {@code ..} segment where an upstream that decodes once and separates on {@code /}
+     * only sees a name: a doubly encoded {@code %252e%252e} (nginx, Go, Express and Tomcat all decode once and pass on
+     * {@code %2e%2e}), or a backslash ({@code ..%5Cx}, {@code ..\x}: a name character to them on Unix, a separator to
+     * the normalised form, which a Windows upstream would follow). The normalised form applies such a segment, and the
+     * request would escape a cap on the path those upstreams serve it under.
+     */
+    private static boolean hidesDotSegment(String raw) {
+        for (String segment : decode(raw).split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                continue;
+            }
+            for (String piece : decodeFully(segment).split("[/\\\\]", -1)) {
+                int parameters = piece.indexOf(';');
+                String name = parameters < 0 ? piece : piece.substring(0, parameters);
+                // ".." only: it takes the segment before it away, and the normalised form then misses part of the
+                // path the upstream serves (a hidden "." only drops itself: the normalised form keeps every name)
+                if (name.equals("..")) {
                     return true;
                 }
             }

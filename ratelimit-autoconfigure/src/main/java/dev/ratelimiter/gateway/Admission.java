@@ -94,7 +94,10 @@ public final class Admission {
         if (apiKey == null && refusals.rejectMissing()) {
             return RefusalAnswer.missingApiKey(refusals.missingStatus(), apiKeySource, challenge);
         }
-        String malformed = apiKey == null ? null : apiKeyFormat.problem(apiKey);
+        // A key a verified token gave lives in its own namespace (claim:, principal:): no client can spell it, so
+        // only the length bounds it; its shape is the identity provider's (short client ids, "auth0|...", e-mails).
+        String malformed = apiKey == null ? null : caller.origin(Dimension.API_KEY).fromToken()
+                ? apiKeyFormat.lengthProblem(apiKey) : apiKeyFormat.problem(apiKey);
         if (malformed != null) {
             return RefusalAnswer.invalidApiKey(apiKeySource, malformed);
         }
@@ -117,8 +120,12 @@ public final class Admission {
         if (trustedTier == null) {
             return rules.tierFor(apiKey);
         }
-        if (apiKey != null && caller.origin(Dimension.TIER).fromToken()
-                && caller.origin(Dimension.API_KEY).clientStated() && !rules.knows(apiKey)) {
+        // A tier the token names, or a tier header the authentication sets, vouches for the caller the token or
+        // the authentication identified: not for a key the client wrote beside a token (unvouched), which has its
+        // own tier, listed or unknown.
+        boolean keyOfItsOwn = caller.origin(Dimension.API_KEY) == IdentityOrigin.UNVOUCHED
+                || caller.origin(Dimension.TIER).fromToken() && caller.origin(Dimension.API_KEY).clientStated();
+        if (apiKey != null && keyOfItsOwn && !rules.knows(apiKey)) {
             return rules.tierFor(apiKey);
         }
         if (!rules.knowsTier(trustedTier)) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RuleAdmin;
@@ -14,6 +15,7 @@ import dev.ratelimiter.core.RuleSetFactory;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
+import dev.ratelimiter.core.UnknownValuePolicy;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -52,6 +54,52 @@ class ServerForwardingTest {
             assertThatThrownBy(() -> check(environment, perAddress(), false)).as(setting[0] + "=" + setting[1])
                     .isInstanceOf(InvalidLimitException.class).hasMessageContaining("client writes itself");
         }
+    }
+
+    @Test
+    void aBlankStrategyIsNotSetToSpringBootSoThePodsDetectionDecides() {
+        for (String blank : new String[] { "", "  " }) {
+            StandardEnvironment environment = environment(true);
+            environment.getPropertySources().addFirst(new MapPropertySource("test",
+                    Map.of("server.forward-headers-strategy", blank)));
+            assertThatThrownBy(() -> check(environment, perAddress(), false)).as("'" + blank + "'")
+                    .isInstanceOf(InvalidLimitException.class).hasMessageContaining("detected the cloud platform");
+        }
+        StandardEnvironment lenient = environment(false);
+        lenient.getPropertySources().addFirst(new MapPropertySource("test",
+                Map.of("server.forward-headers-strategy", "Nat-ive")));
+        assertThatThrownBy(() -> check(lenient, perAddress(), false)).as("Boot's lenient enum reading")
+                .isInstanceOf(InvalidLimitException.class).hasMessageContaining("is native");
+    }
+
+    @Test
+    void aPerUserRuleIsKeyedByTheAddressForUnvouchedUsersCountedPerAddress() {
+        RateLimitProperties properties = perUser();
+        properties.getIdentity().getUser().setSource(List.of(IdentitySourceProperties.Source.CLAIM,
+                IdentitySourceProperties.Source.HEADER));
+        assertThatThrownBy(() -> check(environment(true), properties, false))
+                .isInstanceOf(InvalidLimitException.class).hasMessageContaining("rule 'per-user', keyed by a user");
+        RateLimitProperties accepted = perUser();
+        accepted.getIdentity().getUser().setSource(List.of(IdentitySourceProperties.Source.CLAIM,
+                IdentitySourceProperties.Source.HEADER));
+        accepted.getIdentity().getUser().getUnknown().setPolicy(UnknownValuePolicy.ACCEPT);
+        check(environment(true), accepted, false);
+        RateLimitProperties tokenOnly = perUser();
+        tokenOnly.getIdentity().getUser().setSource(List.of(IdentitySourceProperties.Source.CLAIM));
+        check(environment(true), tokenOnly, false);
+        check(environment(true), perUser(), false);
+    }
+
+    /** A per-user rule, unknown keys in the default tier: nothing keyed by the address but what the user source adds. */
+    private static RateLimitProperties perUser() {
+        RateLimitProperties properties = perAddress();
+        properties.getApiKey().getUnknown().setPolicy(UnknownApiKeyPolicy.DEFAULT_TIER);
+        RuleProperties rule = new RuleProperties();
+        rule.setKey(List.of(Dimension.USER));
+        rule.setCapacity(5);
+        rule.setRefillTokens(5);
+        properties.getRules().put("per-user", rule);
+        return properties;
     }
 
     @Test
