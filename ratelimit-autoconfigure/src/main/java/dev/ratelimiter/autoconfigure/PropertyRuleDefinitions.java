@@ -71,7 +71,14 @@ final class PropertyRuleDefinitions implements RuleDefinitions {
 
     @Override
     public Definition runtimeRule(String id, Map<String, String> spec) {
-        return definition(id, RuleFactory.bind(id, spec));
+        RuleProperties settings = RuleFactory.bind(id, spec);
+        // Checked where the rule comes into force too, not only where it is written: the store may hold one written
+        // before the upgrade, or by an instance whose server reports the peer as it is. Refused, it stays out of force
+        // and the rule sync names it (the store's rules do not all validate), the others apply.
+        return new Definition(settings.isEnabled(), () -> {
+            forwarding.requireReliable(id, settings.getKey());
+            return RuleFactory.create(id, settings, "ratelimit.rules." + id + ".");
+        });
     }
 
     private static Definition definition(String id, RuleProperties settings) {

@@ -144,6 +144,47 @@ class ServerForwardingTest {
         }
     }
 
+    /**
+     * A rule keyed by address already in the shared store (written before the upgrade, or by an instance whose server
+     * reports the peer as it is) stays out of force on an instance whose server rewrites the address; the others apply.
+     */
+    @Test
+    void aRuntimeRuleKeyedByAddressAlreadyInTheStoreStaysOutOfForce() {
+        InMemoryRuleStore store = new InMemoryRuleStore();
+        RateLimitProperties properties = perAddress();
+        properties.getApiKey().getUnknown().setPolicy(UnknownApiKeyPolicy.DEFAULT_TIER);
+        RuleSetFactory writerFactory = new RuleSetFactory(new PropertyRuleDefinitions(properties,
+                ClientIdKeyring.unkeyed(), ServerForwarding.NONE));
+        RuleSync writerSync = new RuleSync(store, writerFactory, new RuleSetHolder(writerFactory.configured()),
+                Duration.ofHours(1));
+        writerSync.start();
+        try {
+            RuleAdmin writer = new RuleAdmin(store, writerSync, writerFactory);
+            assertThat(writer.put("per-ip", Map.of("key", "client-ip", "capacity", 5, "refillTokens", 5))
+                    .isApplied()).isTrue();
+            assertThat(writer.put("per-key", Map.of("capacity", 5, "refillTokens", 5)).isApplied()).isTrue();
+        }
+        finally {
+            writerSync.stop();
+        }
+
+        ServerForwarding forwarding = ServerForwarding.of(environment(true), properties.getIdentity());
+        RuleSetFactory podFactory = new RuleSetFactory(new PropertyRuleDefinitions(properties,
+                ClientIdKeyring.unkeyed(), forwarding));
+        RuleSetHolder holder = new RuleSetHolder(forwarding.requireReliable(podFactory.configured()));
+        RuleSync podSync = new RuleSync(store, podFactory, holder, Duration.ofHours(1));
+        podSync.start();
+        try {
+            assertThat(holder.get().rules()).as("the rule keyed by address stays out, the other applies")
+                    .doesNotContainKey("per-ip").containsKey("per-key");
+            assertThat(podSync.status().state()).isEqualTo(RuleSync.State.STORE_INVALID);
+            assertThat(podSync.status().problem()).contains("per-ip").contains("client address");
+        }
+        finally {
+            podSync.stop();
+        }
+    }
+
     private static void check(StandardEnvironment environment, RateLimitProperties properties, boolean trusted) {
         properties.getIdentity().setTrustServerForwardedAddress(trusted);
         ServerForwarding forwarding = ServerForwarding.of(environment, properties.getIdentity());
