@@ -72,13 +72,11 @@ final class PropertyRuleDefinitions implements RuleDefinitions {
     @Override
     public Definition runtimeRule(String id, Map<String, String> spec) {
         RuleProperties settings = RuleFactory.bind(id, spec);
-        // Checked where the rule comes into force too, not only where it is written: the store may hold one written
-        // before the upgrade, or by an instance whose server reports the peer as it is. Refused, it stays out of force
-        // and the rule sync names it (the store's rules do not all validate), the others apply.
-        return new Definition(settings.isEnabled(), () -> {
-            forwarding.requireReliable(id, settings.getKey());
-            return RuleFactory.create(id, settings, "ratelimit.rules." + id + ".");
-        });
+        // Every runtime rule passes here: one being written (validated with the store's rules before it is stored,
+        // so the operator is told invalid_rule) and one the store already holds (written before the upgrade, or by an
+        // instance whose server reports the peer as it is), which then stays out of force, named by the rule sync.
+        forwarding.requireReliable(id, settings.getKey());
+        return definition(id, settings);
     }
 
     private static Definition definition(String id, RuleProperties settings) {
@@ -98,7 +96,8 @@ final class PropertyRuleDefinitions implements RuleDefinitions {
 
     @Override
     public Map<String, String> specToStore(String id, Map<String, String> sent) {
-        forwarding.requireReliable(id, RuleFactory.bindStrictly(id, sent).getKey());
+        // strictly: a name that binds to no setting is refused here, before anything is written
+        RuleFactory.bindStrictly(id, sent);
         return StoredApiKeys.hashed(id, sent, keyring);
     }
 
