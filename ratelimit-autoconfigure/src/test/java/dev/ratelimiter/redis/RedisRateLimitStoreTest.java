@@ -45,8 +45,10 @@ class RedisRateLimitStoreTest {
     @BeforeAll
     static void connect() {
         connection = TestConnection.open(redis.host(), redis.port());
-        store = new RedisRateLimitStore(connection.connection(), keys, false);
-        splitStore = new RedisRateLimitStore(connection.connection(), keys, true);
+        // Long enough that nothing times out on a loaded machine (400 decisions at once beside a busy suite once found
+        // a call stale at the default 5 ms): these tests are about what the scripts decide, the timeouts have theirs.
+        store = new RedisRateLimitStore(connection.connection(), keys, false, Duration.ofSeconds(2));
+        splitStore = new RedisRateLimitStore(connection.connection(), keys, true, Duration.ofSeconds(2));
     }
 
     @AfterAll
