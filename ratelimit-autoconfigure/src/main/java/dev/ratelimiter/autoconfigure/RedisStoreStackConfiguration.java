@@ -49,6 +49,7 @@ final class RedisStoreStackConfiguration {
                 .fallbackCharges(new RedisFallbackCharges(connection, redis.keys(), redis.cluster()))
                 .fallbackShareFactor(settings.getFallbackShareFactor())
                 .settleInterval(settings.getSettleInterval())
+                .settleMaxSilence(settings.getSettleMaxSilence())
                 .localMaxKeys(settings.getLocalMaxKeys())
                 .denialCache(settings.isDenialCache());
         if (redis.auto()) {

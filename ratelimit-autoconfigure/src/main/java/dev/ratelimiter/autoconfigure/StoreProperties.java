@@ -54,6 +54,14 @@ public class StoreProperties {
     private Duration settleInterval = Duration.ofMillis(100);
 
     /**
+     * The longest a local-mode key that only this instance uses goes without settling with Redis, while its share
+     * lasts (it settles early when the share runs low, a request is refused, or another instance uses the key). Longer
+     * costs Redis less per request; an instance the key's traffic moves to, or a dead instance's share, waits up to this
+     * long. 0 settles every key in use at every interval.
+     */
+    private Duration settleMaxSilence = Duration.ofSeconds(2);
+
+    /**
      * Whether a bucket that refused a request is answered from memory until its retry time (at most 1 s) without
      * asking Redis.
      */
@@ -165,6 +173,14 @@ public class StoreProperties {
 
     public void setSettleInterval(Duration settleInterval) {
         this.settleInterval = settleInterval;
+    }
+
+    public Duration getSettleMaxSilence() {
+        return settleMaxSilence;
+    }
+
+    public void setSettleMaxSilence(Duration settleMaxSilence) {
+        this.settleMaxSilence = settleMaxSilence;
     }
 
     public boolean isDenialCache() {

@@ -22,6 +22,18 @@ final class LeaseShare {
     private double reportedProvisional;
     private long storeRemaining;
     private long lastUsedNanos;
+    /** Tokens asked for (refused requests included) since the last report: the rate this share is spent at. */
+    private double asked;
+    /** Whether a request was refused since the last report: the share ran short, it settles at the next tick. */
+    private boolean ranShort;
+    /** When this share was last reported; 0 before its first report. */
+    private long reportedNanos;
+    /** Whether the store let this share go silent at the last settle (see {@link #canWait}). */
+    private boolean silent;
+    /** A report of this share was not settled: the next tick reports again, whatever the share holds. */
+    private boolean mustReport;
+    /** The mean time between requests over the last reported window: how long a pause means the client has gone. */
+    private long gapNanos;
 
     LeaseShare(TokenBucketLimit limit, int liveInstances, int cost) {
         this.limit = limit;
@@ -39,6 +51,7 @@ final class LeaseShare {
         refillIfDormant(cost, now, interval, instances);
         lastUsedNanos = now;
         demand++;
+        asked += cost;
         need = Math.max(need, cost);
     }
 
@@ -60,6 +73,7 @@ final class LeaseShare {
                 provisionalSpent += check.cost();
             }
         }
+        ranShort |= !allowed;
         long remaining = (long) Math.floor(tokens) + storeRemaining;
         Duration retry = allowed ? Duration.ZERO : interval;
         Duration reset = Duration.ofNanos((long) Math.ceil(Math.max(0, limit.capacity() - remaining)
@@ -93,16 +107,35 @@ final class LeaseShare {
     }
 
     /**
-     * What this share tells the store at a settle, or null when there is nothing to tell; what it reports as given
-     * back or used is taken out of the share.
+     * What this share tells the store at a settle, or null when there is nothing to tell, or nothing it needs to tell
+     * yet ({@link #canWait}); what it reports as given back or used is taken out of the share.
+     *
+     * @param now the settle's time on the lease store's clock
+     * @param interval the settle interval
+     * @param silence the longest this share may go unreported while the store finds it alone on its bucket
      */
-    synchronized Reported report(BucketKey bucket, LiveInstances instances) {
+    synchronized Reported report(BucketKey bucket, LiveInstances instances, long now, Duration interval,
+            Duration silence) {
         if (demand == 0 && provisionalSpent == 0 && returned == 0 && (tokens == 0 || provisional)) {
             // Nothing to tell the store: no use, nothing to give back or pay for, and no granted tokens to return (a
             // dormant key's reactivation allowance is its own, charged only once spent). Without this every sparse
             // client was reported at every settle: settle cost grew with the keys ever seen instead of those in use.
             return null;
         }
+        if (canWait(now, interval, silence)) {
+            return null;
+        }
+        long since = reportedNanos == 0 ? interval.toNanos() : Math.max(1, now - reportedNanos);
+        if (demand > 0 && now - lastUsedNanos <= idleAfter(interval, silence)) {
+            // measured while the client was here: a report the pause itself brought keeps the estimate it had
+            gapNanos = since / demand;
+        }
+        // Demand weighs this instance against the others: after a silence it is a rate per interval again.
+        long perInterval = since <= interval.toNanos() * 3 / 2 || demand == 0 ? demand
+                : Math.max(1, Math.round(demand * (double) interval.toNanos() / since));
+        double perNano = asked / since;
+        long want = silence.isZero() ? Long.MAX_VALUE
+                : need + (long) Math.ceil(perNano * silence.toNanos() * WANT_MARGIN);
         double giving = returned;
         boolean wasProvisional = provisional;
         double reactivation = 0;
@@ -114,8 +147,8 @@ final class LeaseShare {
             reactivation = Math.min(tokens, Math.floor((double) limit.capacity() / Math.max(1, instances.count())));
             tokens = 0;
         }
-        SettleClient.Report report = new SettleClient.Report(bucket, limit, demand, provisional ? 0 : tokens, giving,
-                provisionalSpent, Math.min(need, limit.capacity()));
+        SettleClient.Report report = new SettleClient.Report(bucket, limit, perInterval, provisional ? 0 : tokens,
+                giving, provisionalSpent, Math.min(need, limit.capacity()), want, silence.toNanos() / 1_000);
         if (reactivation > 0) {
             provisional = true;
             tokens = reactivation;
@@ -123,9 +156,59 @@ final class LeaseShare {
         demand = 0;
         need = 0;
         returned = 0;
+        asked = 0;
+        ranShort = false;
+        mustReport = false;
+        reportedNanos = now;
         reportedProvisional = provisionalSpent;
         return new Reported(report, wasProvisional);
     }
+
+    /**
+     * Whether this share can skip a settle: the store let it go silent (no other instance holds a share or asks for
+     * one, so there is nobody to be fair to, and it holds at most half the bucket), it owes and returns nothing, no request ran
+     * short, the silence it announced is not over, and what it holds lasts {@value #TICKS_AHEAD} more intervals at
+     * the rate it is spent at (it settles early as it approaches the end of its share). An idle share waits too: it
+     * gives its tokens back when its silence ends. Demand and spending go on adding up until the report.
+     */
+    private boolean canWait(long now, Duration interval, Duration silence) {
+        if (!silent || mustReport || ranShort || provisional || provisionalSpent > 0 || returned > 0
+                || reportedNanos == 0) {
+            return false;
+        }
+        long since = now - reportedNanos;
+        if ((demand > 0 || tokens > 0) && now - lastUsedNanos > idleAfter(interval, silence)) {
+            // The client paused far longer than its requests are apart: it may have moved to another instance, which
+            // should find these tokens in the pool (a pause of one interval, as when settling every interval, would
+            // give a client at a few requests a second back and forth at every other settle).
+            return false;
+        }
+        // One interval short of the silence: the next tick may come late, and the store counts the instance dead only
+        // a stale period after the silence, so a tick that misses this one still reports in time.
+        if (since >= silence.toNanos() - interval.toNanos()) {
+            return false;
+        }
+        double perNano = asked / Math.max(1, since);
+        return tokens >= need + perNano * interval.toNanos() * TICKS_AHEAD;
+    }
+
+    /** A pause of {@value #IDLE_GAPS} mean gaps between requests, at least an interval, at most the silence. */
+    private long idleAfter(Duration interval, Duration silence) {
+        long pause = gapNanos > Long.MAX_VALUE / IDLE_GAPS ? Long.MAX_VALUE : gapNanos * IDLE_GAPS;
+        return Math.min(silence.toNanos(), Math.max(interval.toNanos(), pause));
+    }
+
+    /**
+     * Mean gaps a pause must last before the client counts as gone from this instance: a Poisson client pauses that
+     * long once in 400 gaps, so a key at 7 requests a second gives its share back about once a minute for nothing.
+     */
+    static final int IDLE_GAPS = 6;
+
+    /** Intervals ahead a waiting share must last at its current rate: the next tick, its answer, and a margin. */
+    static final int TICKS_AHEAD = 3;
+
+    /** What a share alone on its bucket asks for, above its rate over its silence: a spread of the traffic. */
+    static final double WANT_MARGIN = 1.5;
 
     /** Applies the store's grant for {@code reported}, a settled bucket. */
     synchronized void apply(SettleClient.Grant grant, Reported reported) {
@@ -149,6 +232,7 @@ final class LeaseShare {
         tokens -= giveBack;
         returned += giveBack;
         storeRemaining = grant.storeRemaining();
+        silent = grant.silent();
     }
 
     /**
@@ -162,6 +246,9 @@ final class LeaseShare {
     synchronized void restore(SettleClient.Report report, boolean neverSent) {
         demand += report.demand();
         need = Math.max(need, report.need());
+        // The store may not have seen the report: it may count this instance silent since the one before, so no
+        // waiting until a settle has gone through.
+        mustReport = true;
         if (neverSent) {
             returned += report.returned();
         }

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * Local mode: each instance decides from its own share of every bucket and settles with the store once per interval,
- * in one call for all keys ({@link #settle()}). No store call is made on the request path, so store calls per
- * instance are bounded by the settle rate whatever the traffic, refusals included.
+ * Local mode: each instance decides from its own share of every bucket and settles with the store by need, at most
+ * once per interval, in one call for all the keys that need it ({@link #settle()}). No store call is made on the
+ * request path, so store calls per instance are bounded by the settle rate whatever the traffic, refusals included.
  *
  * <p>The store holds each bucket's pool and hands it out: shares are taken from the pool when granted, so the pool
  * plus every instance's share never exceeds the bucket, and a client never gets more than its quota. Each instance's
@@ -34,6 +34,17 @@ import reactor.core.publisher.Mono;
  * Redis was paused, whose charges Redis applied later) was refused once on its next request however long it had
  * waited: the store's pool had refilled, but nothing told this instance. Over time that adds no more than the rate.
  *
+ * <p>Settling by need, not by clock: a key other instances use too is settled at every interval while it is in use
+ * (its shares are sized by everybody's demand), and so is a key whose share is more than half its bucket (a client
+ * near its quota). A key the store finds this instance alone on, holding at most half the bucket, may go unsettled for
+ * up to a silence ({@code ratelimit.store.settle-max-silence}) while its share lasts {@value LeaseShare#TICKS_AHEAD}
+ * intervals at its rate: the store then grants it about what it spends in a silence, keeps the rest in its pool, and
+ * counts it alive for the silence. It settles early when its share runs low, a request is refused, its client pauses
+ * for {@value LeaseShare#IDLE_GAPS} of its usual gaps (it may have moved: its share goes back to the pool), or it owes
+ * the store anything. An idle key costs no store work; a busy key far from its limit costs one bucket-settle per
+ * silence instead of one per interval. An instance the traffic moves to, or one that outlives a silent instance, finds
+ * the rest of the bucket in the pool at once; only the silent one's small share waits for its silence to end.
+ *
  * <p>When settling has failed for three intervals, decisions fall to {@link WithoutStore} (each rule's failure mode).
  * The bookkeeping of one bucket's share (spending, reporting, applying a grant) is {@link LeaseShare}'s.
  */
@@ -45,21 +56,36 @@ public final class LeaseStore {
     private final WithoutStore withoutStore;
     private final LiveInstances instances;
     private final Duration interval;
+    private final Duration silence;
     private final LongSupplier nanoClock;
     private final Cache<BucketKey, LeaseShare> shares;
     private volatile long lastSettledNanos;
     private volatile boolean settling;
 
+    /** A lease store that settles every share in use at every interval (no silence). */
     public LeaseStore(SettleClient client, WithoutStore withoutStore, LiveInstances instances, Duration interval,
             long maxKeys, LongSupplier nanoClock) {
+        this(client, withoutStore, instances, interval, Duration.ZERO, maxKeys, nanoClock);
+    }
+
+    /**
+     * @param silence the longest a share this instance alone uses may go without settling while it lasts; at most
+     * {@code interval} (or zero) settles every share in use at every interval
+     */
+    public LeaseStore(SettleClient client, WithoutStore withoutStore, LiveInstances instances, Duration interval,
+            Duration silence, long maxKeys, LongSupplier nanoClock) {
         this.client = client;
         this.withoutStore = withoutStore;
         this.instances = instances;
         this.interval = interval;
+        this.silence = silence.compareTo(interval) <= 0 ? Duration.ZERO : silence;
         this.nanoClock = nanoClock;
         this.lastSettledNanos = nanoClock.getAsLong();
-        // Idle shares are given back at the settle after their last use; an entry is only dropped long after that.
-        this.shares = Caffeine.newBuilder().maximumSize(maxKeys).expireAfterAccess(interval.multipliedBy(100))
+        // Idle shares are given back at the settle after their last use (or their silence); an entry is only dropped
+        // long after that.
+        Duration idleEntry = interval.multipliedBy(100).compareTo(this.silence.multipliedBy(5)) >= 0
+                ? interval.multipliedBy(100) : this.silence.multipliedBy(5);
+        this.shares = Caffeine.newBuilder().maximumSize(maxKeys).expireAfterAccess(idleEntry)
                 .ticker(nanoClock::getAsLong).build();
     }
 
@@ -131,8 +157,9 @@ public final class LeaseStore {
         }
         List<BucketKey> keys = new ArrayList<>();
         List<LeaseShare.Reported> reported = new ArrayList<>();
+        long now = nanoClock.getAsLong();
         for (Map.Entry<BucketKey, LeaseShare> entry : shares.asMap().entrySet()) {
-            LeaseShare.Reported report = entry.getValue().report(entry.getKey(), instances);
+            LeaseShare.Reported report = entry.getValue().report(entry.getKey(), instances, now, interval, silence);
             if (report != null) {
                 keys.add(entry.getKey());
                 reported.add(report);

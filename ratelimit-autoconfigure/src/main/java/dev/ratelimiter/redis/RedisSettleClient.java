@@ -37,6 +37,10 @@ public final class RedisSettleClient implements SettleClient {
     public static final int SILENT_INTERVALS_BEFORE_STALE = 10;
 
     private final LimiterConnection redis;
+    /** settle.lua's arguments per bucket, and the numbers it answers per bucket. */
+    private static final int ARGUMENTS_PER_BUCKET = 9;
+    private static final int NUMBERS_PER_GRANT = 4;
+
     private final RedisKeys keys;
     private final String instanceId = UUID.randomUUID().toString();
     private final Duration staleAfter;
@@ -107,14 +111,14 @@ public final class RedisSettleClient implements SettleClient {
 
     private CompletableFuture<List<Grant>> run(List<Report> reports, List<Integer> indexes) {
         String[] keyNames = new String[indexes.size()];
-        String[] arguments = new String[3 + indexes.size() * 7];
+        String[] arguments = new String[3 + indexes.size() * ARGUMENTS_PER_BUCKET];
         arguments[0] = instanceId;
         arguments[1] = String.valueOf(staleAfter.toNanos() / 1_000);
         arguments[2] = String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS);
         for (int k = 0; k < indexes.size(); k++) {
             Report report = reports.get(indexes.get(k));
             keyNames[k] = keys.settledBucket(report.bucket());
-            int at = 3 + k * 7;
+            int at = 3 + k * ARGUMENTS_PER_BUCKET;
             arguments[at] = String.valueOf(report.limit().capacity());
             arguments[at + 1] = String.valueOf(report.limit().tokensPerSecond());
             arguments[at + 2] = String.valueOf(report.demand());
@@ -122,16 +126,19 @@ public final class RedisSettleClient implements SettleClient {
             arguments[at + 4] = String.valueOf(report.returned());
             arguments[at + 5] = String.valueOf(report.provisionalSpent());
             arguments[at + 6] = String.valueOf(report.need());
+            arguments[at + 7] = String.valueOf(report.want());
+            arguments[at + 8] = String.valueOf(report.silenceMicros());
         }
         return redis.<List<Long>>script(LimiterScript.SETTLE, ScriptOutputType.MULTI, keyNames, arguments)
                 .thenApply(reply -> {
-                    if (reply.size() != indexes.size() * 3) {
+                    if (reply.size() != indexes.size() * NUMBERS_PER_GRANT) {
                         throw new IllegalStateException("settle script returned " + reply.size() + " numbers for "
                                 + indexes.size() + " buckets");
                     }
                     List<Grant> grants = new ArrayList<>(indexes.size());
                     for (int k = 0; k < indexes.size(); k++) {
-                        grants.add(new Grant(reply.get(k * 3), reply.get(k * 3 + 1), reply.get(k * 3 + 2)));
+                        int at = k * NUMBERS_PER_GRANT;
+                        grants.add(new Grant(reply.get(at), reply.get(at + 1), reply.get(at + 2), reply.get(at + 3) == 1));
                     }
                     return grants;
                 });

@@ -7,9 +7,20 @@
 --
 -- ARGV[1] instance id   ARGV[2] microseconds after which a silent instance is dead (its share returns to the pool)
 -- ARGV[3] TTL slack (ms)
--- ARGV[4 + 7(k-1)...] for bucket k: capacity, tokens per second, demand, held, returned, provisional spend, need
+-- ARGV[4 + 9(k-1)...] for bucket k: capacity, tokens per second, demand, held, returned, provisional spend, need,
+--   want, silence (us)
 --   (need: the largest cost of one request this instance saw; a share smaller than that can serve none of them)
--- Returns, for each bucket: grant, give-back, pool left (whole tokens).
+--   (want: what this instance expects to spend in its silence; silence: how long it may go without settling this
+--   bucket when it is alone on it)
+-- Returns, for each bucket: grant, give-back, pool left (whole tokens), silent (1 when this instance may stay silent
+-- about the bucket for its silence: no other live instance holds a share or saw demand, and its share is at most half
+-- the bucket).
+--
+-- Alone on a bucket, an instance is granted no more than it wants (at least one request's worth): the rest stays in
+-- the pool, where an instance the traffic moves to finds it while the quiet one is silent. Its at:i is stamped at the
+-- end of its silence, so others count it dead only a stale period after that; the bucket lives that much longer. An
+-- instance holding more than half the bucket (a client near its quota) is not let go silent: were it to die, the
+-- others would find too little in the pool for that long.
 --
 -- The pool's clock never runs backwards: after a failover to a server whose clock is behind, refills pause until
 -- the clock has caught up with the last settle instead of crediting the same interval twice.
@@ -22,7 +33,7 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local out = {}
 
 for k = 1, #KEYS do
-    local base = 4 + (k - 1) * 7
+    local base = 4 + (k - 1) * 9
     local capacity = tonumber(ARGV[base])
     local rate = tonumber(ARGV[base + 1]) / 1000000
     local demand = tonumber(ARGV[base + 2])
@@ -30,6 +41,8 @@ for k = 1, #KEYS do
     local returned = tonumber(ARGV[base + 4])
     local provisional = tonumber(ARGV[base + 5])
     local need = tonumber(ARGV[base + 6])
+    local want = tonumber(ARGV[base + 7])
+    local silence = tonumber(ARGV[base + 8])
 
     local fields = redis.pcall('HGETALL', KEYS[k])
     if type(fields) == 'table' and fields.err then
@@ -51,6 +64,7 @@ for k = 1, #KEYS do
     end
     local others_held = 0
     local total_demand = demand
+    local latest_at = now
     for name, value in pairs(state) do
         if string.sub(name, 1, 3) == 'at:' then
             local id = string.sub(name, 4)
@@ -62,6 +76,7 @@ for k = 1, #KEYS do
                 else
                     others_held = others_held + other_held
                     total_demand = total_demand + (tonumber(state['d:' .. id]) or 0)
+                    latest_at = math.max(latest_at, tonumber(value))
                 end
             end
         end
@@ -72,10 +87,14 @@ for k = 1, #KEYS do
     pool = math.min(capacity - others_held - held, pool + math.max(0, now - last) * rate)
     local stamp = math.max(now, last)
 
+    local alone = others_held == 0 and total_demand == demand
     local grant = 0
     local give_back = 0
     if demand > 0 and total_demand > 0 then
         local target = math.floor((math.max(0, pool) + others_held + held) * demand / total_demand)
+        if alone and target > want then
+            target = want
+        end
         if target < need then
             -- A fair part too small for one request serves nobody: ask for one request's worth.
             target = need
@@ -93,10 +112,19 @@ for k = 1, #KEYS do
     end
     pool = pool - grant
 
-    redis.call('HSET', KEYS[k], 't', pool, 'ts', stamp, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me, now)
-    redis.call('PEXPIRE', KEYS[k], math.ceil(capacity / rate / 1000) + slack_ms + math.ceil(stale_us / 1000))
+    if not (alone and (held + grant - give_back) * 2 <= capacity) then
+        silence = 0
+    end
+    redis.call('HSET', KEYS[k], 't', pool, 'ts', stamp, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me,
+        now + silence)
+    -- Long enough for the bucket to refill, and for every instance it counts alive (a silent one until its silence
+    -- ends) to be counted dead: an expired hash would forget the shares they hold.
+    latest_at = math.max(latest_at, now + silence)
+    redis.call('PEXPIRE', KEYS[k], math.ceil(capacity / rate / 1000) + slack_ms
+        + math.ceil((latest_at - now + stale_us) / 1000))
     out[#out + 1] = grant
     out[#out + 1] = give_back
     out[#out + 1] = math.floor(math.max(0, pool))
+    out[#out + 1] = silence > 0 and 1 or 0
 end
 return out

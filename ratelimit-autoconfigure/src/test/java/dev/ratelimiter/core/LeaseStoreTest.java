@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -155,6 +156,152 @@ class LeaseStoreTest {
         store.reports.clear();
         settleAnswering(new SettleClient.Grant(0, 0, 0));
         assertThat(store.reports).singleElement().extracting(SettleClient.Report::returned).isEqualTo(0.0);
+    }
+
+    /**
+     * Settling by need: a share the store lets go silent (one instance alone on a bucket, holding at most half of it)
+     * skips settles while it lasts, for at most its silence; anything the store must hear (a refusal, a failed settle, others on the bucket)
+     * brings the report back at the next tick.
+     */
+    @Nested
+    class SettlingByNeed {
+
+        private final Duration interval = Duration.ofMillis(100);
+        private final Duration silence = Duration.ofSeconds(2);
+        private final Rule hundred = new Rule("hundred", "hundred", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("hundred.", 100, 100, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.LOCAL, 1);
+        private final Check client = new Check(hundred, new BucketKey(ClientIds.unkeyed().of("client"), "hundred"),
+                1, false);
+        private final LeaseStore quiet = new LeaseStore(store, new WithoutStore(new LocalBucketStore(100), () -> 1,
+                StoreMetrics.NONE, () -> Duration.ofSeconds(1)), () -> 1, interval, silence, 1_000, nanos::get);
+
+        @Test
+        void aShareAloneThatLastsIsNotSettledUntilItsSilenceEndsThenReportsItsRate() {
+            grantedAfterFirstSight(50, true);
+            int ticks = 0;
+            while (store.reports.isEmpty() && ticks < 40) {
+                spend(1);
+                tick();
+                ticks++;
+            }
+            assertThat(ticks).as("ticks until the share was reported (1 request a tick, 50 tokens held)")
+                    .isEqualTo(19);
+            assertThat(store.reports).singleElement().satisfies(report -> {
+                assertThat(report.demand()).as("19 requests in 1.9 s: one per interval, as others count it")
+                        .isEqualTo(1);
+                assertThat(report.want()).as("its need and 1.5 × its rate (10/s) over its silence (2 s)").isEqualTo(31);
+                assertThat(report.silenceMicros()).isEqualTo(2_000_000);
+                assertThat(report.held()).isEqualTo(31.0);
+            });
+        }
+
+        @Test
+        void aShareAloneSettlesEarlyAsItApproachesItsEnd() {
+            grantedAfterFirstSight(10, true);
+            spend(2);
+            tick();
+            assertThat(store.reports).as("8 left at 2 a tick: lasts the next three ticks").isEmpty();
+            spend(2);
+            tick();
+            assertThat(store.reports).as("6 left at 2 a tick: not three more ticks").singleElement()
+                    .extracting(SettleClient.Report::held).isEqualTo(6.0);
+        }
+
+        @Test
+        void aRefusedRequestSettlesAtTheNextTick() {
+            grantedAfterFirstSight(2, true);
+            assertThat(spend(3)).isEqualTo(2);
+            tick();
+            assertThat(store.reports).as("a request ran short").singleElement()
+                    .extracting(SettleClient.Report::demand).isEqualTo(3L);
+        }
+
+        @Test
+        void aShareTheStoreDoesNotLetGoSilentIsSettledEveryInterval() {
+            grantedAfterFirstSight(50, false);
+            for (int i = 0; i < 5; i++) {
+                spend(1);
+                tick();
+                assertThat(store.reports).as("tick %d", i).singleElement().extracting(SettleClient.Report::demand)
+                        .isEqualTo(1L);
+                store.answer(new SettleClient.Grant(1, 0, 0, false));
+                store.reports.clear();
+            }
+        }
+
+        @Test
+        void aShareWhoseSilenceEndingSettleFailedReportsAgainAtTheNextTick() {
+            grantedAfterFirstSight(50, true);
+            for (int i = 0; i < 19; i++) {
+                spend(1);
+                tick();
+            }
+            assertThat(store.reports).hasSize(1);
+            store.fail();
+            store.reports.clear();
+            spend(1);
+            tick();
+            assertThat(store.reports).as("the store may count this instance silent since its last settle")
+                    .hasSize(1);
+        }
+
+        @Test
+        void aShareAloneWhoseClientPausesForSixGapsGivesItsTokensBack() {
+            grantedAfterFirstSight(50, true);
+            spend(1);
+            tick();
+            assertThat(store.reports).isEmpty();
+            // requests 100 ms apart at the first settle: a pause of 600 ms means the client has gone
+            int quietTicks = 1;
+            while (store.reports.isEmpty() && quietTicks < 40) {
+                tick();
+                quietTicks++;
+            }
+            assertThat(quietTicks).as("ticks from the last request until the share is reported").isEqualTo(7);
+            assertThat(store.reports).singleElement().extracting(SettleClient.Report::demand).isEqualTo(1L);
+            store.answer(new SettleClient.Grant(0, 0, 50, true));
+            store.reports.clear();
+            tick();
+            assertThat(store.reports).as("the pause goes on: everything back to the pool").singleElement()
+                    .satisfies(report -> {
+                        assertThat(report.demand()).isZero();
+                        assertThat(report.returned()).isEqualTo(49.0);
+                    });
+        }
+
+        @Test
+        void anInstanceThatSettlesEveryIntervalAsksForNoSilenceAndNoCap() {
+            assertThat(leases.decide(List.of(check)).allowed()).isTrue();
+            nanos.addAndGet(interval.toNanos());
+            leases.settle().subscribe();
+            assertThat(store.reports).singleElement().satisfies(report -> {
+                assertThat(report.silenceMicros()).isZero();
+                assertThat(report.want()).isEqualTo(Long.MAX_VALUE);
+            });
+        }
+
+        /** One request on first sight (provisional), then the first settle, answered with {@code tokens}. */
+        private void grantedAfterFirstSight(long tokens, boolean alone) {
+            assertThat(spend(1)).isEqualTo(1);
+            tick();
+            assertThat(store.reports).singleElement().extracting(SettleClient.Report::provisionalSpent).isEqualTo(1.0);
+            store.answer(new SettleClient.Grant(tokens, 0, 100 - tokens, alone));
+            store.reports.clear();
+        }
+
+        private void tick() {
+            nanos.addAndGet(interval.toNanos());
+            quiet.settle().subscribe();
+        }
+
+        private int spend(int requests) {
+            int allowed = 0;
+            for (int i = 0; i < requests; i++) {
+                allowed += quiet.decide(List.of(client)).allowed() ? 1 : 0;
+            }
+            return allowed;
+        }
     }
 
     /** A share that holds 2 tokens, is told to give them back, and reports them returned in a settle left open. */
