@@ -80,11 +80,17 @@ final class BenchGateway implements AutoCloseable {
     private final int management;
     private final Path log;
 
-    BenchGateway(Path jar, Case limiter, String redisUrl, String upstream, List<String> jvmArgs, Path logDir) {
+    /**
+     * {@code launcher}: what goes before {@code java} ({@code taskset -c 0} pins the gateway; taskset execs java, so
+     * the process started is the gateway's JVM itself and {@link #cpu()} reads its own time).
+     */
+    BenchGateway(List<String> launcher, Path jar, Case limiter, String redisUrl, String upstream,
+            List<String> jvmArgs, Path logDir) {
         this.port = freePort();
         this.management = freePort();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xms512m", "-Xmx512m"));
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms512m",
+                "-Xmx512m"));
         command.addAll(jvmArgs);
         command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1",
                 "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
@@ -122,6 +128,11 @@ final class BenchGateway implements AutoCloseable {
 
     String baseUrl() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** The gateway JVM's CPU time so far, all its threads ({@code /proc/<pid>/stat}). */
+    ProcessCpu cpu() {
+        return ProcessCpu.of(process.pid());
     }
 
     /** Decisions our limiter made without the store so far (from {@code /actuator/ratelimit}); 0 for the others. */

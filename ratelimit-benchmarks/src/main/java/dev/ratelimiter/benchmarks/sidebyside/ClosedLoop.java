@@ -40,10 +40,13 @@ final class ClosedLoop {
 
     private final Optional<Path> wrk;
     private final Path workDir;
+    private final List<String> launcher;
 
-    ClosedLoop(Path workDir, boolean preferWrk) {
+    /** {@code launcher}: what goes before {@code wrk} on its command line ({@code taskset -c 1} to pin it). */
+    ClosedLoop(Path workDir, boolean preferWrk, List<String> launcher) {
         this.wrk = preferWrk ? BenchGateway.onPath("wrk") : Optional.empty();
         this.workDir = workDir;
+        this.launcher = List.copyOf(launcher);
     }
 
     String description() {
@@ -100,9 +103,10 @@ final class ClosedLoop {
                         return wrk.format("GET", nil, { ["X-API-Key"] = "deny-client" })
                     end
                     """) + pacing);
-            Process process = new ProcessBuilder(wrk.get().toString(), "-t1", "-c" + connections,
-                    "-d" + duration.toSeconds() + "s", "--latency", "-s", script.toString(), url)
-                    .redirectErrorStream(true).start();
+            List<String> command = new ArrayList<>(launcher);
+            command.addAll(List.of(wrk.get().toString(), "-t1", "-c" + connections,
+                    "-d" + duration.toSeconds() + "s", "--latency", "-s", script.toString(), url));
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             process.waitFor();
             return parse(output);

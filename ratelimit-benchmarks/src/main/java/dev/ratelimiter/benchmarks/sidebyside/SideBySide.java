@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 import dev.ratelimiter.benchmarks.sidebyside.BenchGateway.Case;
@@ -25,27 +26,90 @@ import dev.ratelimiter.testsupport.RedisServers;
  * upstream answering {@code ok} (nginx when installed), driven by wrk (when installed) at a fixed number of
  * connections. Per case: the allowed path (1,000 random API keys under a limit none reaches) and the refused path (one
  * key at 10/s), each after a warm-up; then the allowed path paced at shares of the rate at which the gateway without
- * limiter saturated in the same round (50 % and 90 %), with the machine's CPU and our fallback decisions. Rounds run every case in turn, and ratios to "limiter off" are taken
- * within a round: on a shared machine, only those compare.
+ * limiter saturated in the same round (50 % and 90 %), with the machine's CPU and our fallback decisions. Rounds run
+ * every case in turn, and ratios to "limiter off" are taken within a round and a layout: on a shared machine, only
+ * those compare.
+ *
+ * <p>Besides the rates, what each request cost, steadier than a rate on a shared machine: the gateway JVM's CPU time
+ * (user + system, all its threads, {@code /proc/<pid>/stat}) per request over each measured run, and the same minus
+ * limiter off's of the same round and layout (the limiter's own cost); Redis's CPU per request ({@code INFO cpu});
+ * the time Redis spent per script call and the decisions each call carried ({@code INFO commandstats}). The CPU of
+ * wrk and nginx is not counted.
+ *
+ * <p>Layouts ({@link Layout}): {@code shared}, every process on every core; {@code pinned}, the gateway alone on one
+ * core ({@code taskset -c 0 java …}) and Redis, nginx, wrk and this JVM on another ({@code taskset -a -p -c 1}): a
+ * stand-in for Redis on a host of its own. Both by default: each answers what the other cannot (shared carries on the
+ * figures published so far, pinned gives the gateway's cost without Redis and wrk on its cores), and they only compare
+ * when interleaved in one run (round 1 shared, round 1 pinned, round 2 shared, …). The run takes twice as long;
+ * {@code --layouts=shared} halves it. The pinned layout needs {@code taskset} and two cores; without them it is
+ * skipped and the report says why.
  *
  * <pre>
  * java -cp ratelimit-benchmarks/target/benchmarks.jar dev.ratelimiter.benchmarks.sidebyside.SideBySide
- *     [--rounds=2] [--warmup=30s] [--warmup-max=180s] [--warmup-slice=5s] [--duration=15s] [--connections=32]
- *     [--keys=1000]
- *     [--cases=off,scg-redis,scg-bucket4j,exact,local,mvc-off,mvc-exact,mvc-local] [--paced=10s] [--loads=0.5,0.9] [--quick]
- *     [--out=target/side-by-side]
+ *     [--rounds=2] [--layouts=shared,pinned] [--warmup=30s] [--warmup-max=180s] [--warmup-slice=5s]
+ *     [--duration=15s] [--connections=32] [--keys=1000]
+ *     [--cases=off,scg-redis,scg-bucket4j,exact,local,mvc-off,mvc-exact,mvc-local] [--paced=10s] [--loads=0.5,0.9]
+ *     [--quick] [--no-tools] [--out=target/side-by-side]
  * </pre>
+ * {@code --quick}: one round of each layout, 2 s warm-up, 3 s measured, 2 s paced (to see that it runs, not to
+ * compare). {@code --no-tools}: the JVM's own load and upstream even where wrk and nginx are installed.
  * {@code BENCH_GATEWAY_JVM_ARGS} adds JVM arguments to every gateway (e.g. a flight recording).
  */
 public final class SideBySide {
 
-    /** One case in one round. */
-    record Measured(Case limiter, int round, LoadResult allow, LoadResult deny, List<Paced> paced,
-            CommandStats allowRedis, CommandStats denyRedis, long fallbackDecisions) {
+    /**
+     * One case in one round of one layout. {@code allowGatewayMicros} and {@code denyGatewayMicros}: the gateway JVM's
+     * CPU time over the allowed and the refused run (negative when it could not be read).
+     */
+    record Measured(Case limiter, int round, Layout layout, LoadResult allow, LoadResult deny, List<Paced> paced,
+            CommandStats allowRedis, CommandStats denyRedis, long allowGatewayMicros, long denyGatewayMicros,
+            long fallbackDecisions) {
 
         /** The allowed path at {@code share} of limiter off's saturating rate, or {@code null} when not run. */
         Paced at(double share) {
             return paced.stream().filter(p -> p.share() == share).findFirst().orElse(null);
+        }
+
+        /** What the allowed run cost, per request and per script call. */
+        Cost allowCost() {
+            return new Cost(allow, allowRedis, allowGatewayMicros);
+        }
+
+        /** What the refused run cost, per request and per script call. */
+        Cost denyCost() {
+            return new Cost(deny, denyRedis, denyGatewayMicros);
+        }
+    }
+
+    /**
+     * What one measured run cost: the gateway's CPU and Redis's per request served (answered, 200 or 429), and the
+     * scripts. {@code NaN} where there is nothing to divide by (no script call) or the figure could not be read.
+     */
+    record Cost(LoadResult load, CommandStats redis, long gatewayMicros) {
+
+        /** The gateway JVM's CPU time (user + system, all threads) per request served. */
+        double gatewayMicrosPerRequest() {
+            return gatewayMicros < 0 || load.requests() == 0 ? Double.NaN : (double) gatewayMicros / load.requests();
+        }
+
+        /** The Redis process's CPU time (user + system) per request served. */
+        double redisMicrosPerRequest() {
+            return load.requests() == 0 ? Double.NaN : (double) redis.cpuMicros() / load.requests();
+        }
+
+        /** Redis's time per script call (its {@code usec_per_call} for EVAL/EVALSHA over this run). */
+        double luaMicrosPerCall() {
+            return redis.scriptCalls() == 0 ? Double.NaN : (double) redis.scriptMicros() / redis.scriptCalls();
+        }
+
+        /** Script calls per request served. */
+        double scriptCallsPerRequest() {
+            return load.requests() == 0 ? Double.NaN : (double) redis.scriptCalls() / load.requests();
+        }
+
+        /** Requests served (each one decision of the limiter) per script call: the batch a call carries. */
+        double decisionsPerScriptCall() {
+            return redis.scriptCalls() == 0 ? Double.NaN : (double) load.requests() / redis.scriptCalls();
         }
     }
 
@@ -85,31 +149,60 @@ public final class SideBySide {
         for (Case limiter : options.cases) {
             jars.computeIfAbsent(limiter.mvc, BenchGateway::locateJar);
         }
+        Affinity affinity = Affinity.detect();
+        List<Layout> layouts = new ArrayList<>(options.layouts);
+        Optional<String> unpinnable = affinity.pinnedUnavailable();
+        if (layouts.contains(Layout.PINNED) && unpinnable.isPresent()) {
+            layouts.remove(Layout.PINNED);
+            options.layouts = List.copyOf(layouts);
+            options.skipped = "Layout pinned skipped: " + unpinnable.get() + ".";
+            System.out.println(options.skipped);
+        }
+        if (layouts.isEmpty()) {
+            throw new IllegalStateException("no layout left to run: " + options.skipped);
+        }
+        boolean pinning = layouts.contains(Layout.PINNED);
         List<Measured> results = new ArrayList<>();
         try (RedisServer redis = RedisServers.start(); Upstream upstream = Upstream.start(out, options.tools)) {
-            ClosedLoop load = new ClosedLoop(out, options.tools);
+            List<Affinity.Pinnable> others = new ArrayList<>();
+            Optional<ProcessHandle> redisProcess = Affinity.localRedis(redis);
+            redisProcess.ifPresent(process -> others.add(new Affinity.Pinnable("Redis", process, false)));
+            upstream.process().ifPresent(process -> others.add(new Affinity.Pinnable("nginx", process, true)));
+            // the driver: its jcmd probes and, without wrk or nginx, the load and the upstream run in it
+            others.add(new Affinity.Pinnable("the benchmark's JVM", ProcessHandle.current(), false));
             options.environment = redis.description() + "; upstream " + upstream.description() + "; load "
-                    + load.description();
+                    + new ClosedLoop(out, options.tools, List.of()).description()
+                    + "; gateway CPU from /proc/<pid>/stat, "
+                    + ProcessCpu.tickSource() + (pinning && redisProcess.isEmpty()
+                            ? "; Redis is not a process of this machine: not pinned" : "");
             System.out.println("Side by side: " + options.environment);
-            for (int round = 1; round <= options.rounds; round++) {
-                Map<Case, Measured> thisRound = new EnumMap<>(Case.class);
-                for (Case limiter : options.cases) {
-                    redis.command("FLUSHALL");
-                    Measured measured = measure(limiter, round, jars.get(limiter.mvc), redis, upstream, load,
-                            options, thisRound.get(limiter.baseline()), out);
-                    thisRound.put(limiter, measured);
-                    results.add(measured);
-                    System.out.printf(Locale.ROOT, "round %d %-13s allow %8.0f req/s p99 %6.2f ms errors %d | deny %8.0f req/s"
-                            + " errors %d | scripts/request %.3f | fallback %d%n", round, limiter.id,
-                            measured.allow.requestsPerSecond(), measured.allow.p99Millis(), measured.allow.errors(),
-                            measured.deny.requestsPerSecond(), measured.deny.errors(),
-                            (double) measured.allowRedis.scriptCalls() / Math.max(1, measured.allow.requests()),
-                            measured.fallbackDecisions);
-                    for (Paced paced : measured.paced) {
-                        System.out.printf(Locale.ROOT, "        %3.0f %% of off: %8.0f req/s, machine CPU %3.0f %%, p50 %.2f"
-                                + " ms, p99 %.2f ms, fallback %d%n", paced.share() * 100,
-                                paced.load().requestsPerSecond(), paced.machineCpu() * 100, paced.load().p50Millis(),
-                                paced.load().p99Millis(), paced.fallbackDecisions());
+            try {
+                for (int round = 1; round <= options.rounds; round++) {
+                    for (Layout layout : layouts) {
+                        if (pinning) {
+                            options.placements.put(layout, affinity.apply(layout, others));
+                        }
+                        ClosedLoop load = new ClosedLoop(out, options.tools, affinity.othersLauncher(layout));
+                        Map<Case, Measured> thisRound = new EnumMap<>(Case.class);
+                        for (Case limiter : options.cases) {
+                            redis.command("FLUSHALL");
+                            Measured measured = measure(limiter, round, layout, affinity.gatewayLauncher(layout),
+                                    jars.get(limiter.mvc), redis, upstream, load, options,
+                                    thisRound.get(limiter.baseline()), out);
+                            thisRound.put(limiter, measured);
+                            results.add(measured);
+                            print(measured, thisRound.get(limiter.baseline()));
+                        }
+                    }
+                }
+            }
+            finally {
+                if (pinning) {
+                    try {
+                        affinity.apply(Layout.SHARED, others);
+                    }
+                    catch (RuntimeException ex) {
+                        System.out.println("Could not move the processes back to all cores: " + ex.getMessage());
                     }
                 }
             }
@@ -117,24 +210,53 @@ public final class SideBySide {
         return results;
     }
 
-    private static Measured measure(Case limiter, int round, Path jar, RedisServer redis, Upstream upstream,
-            ClosedLoop load, Options options, Measured off, Path out) {
-        try (BenchGateway gateway = new BenchGateway(jar, limiter, redis.url(), upstream.uri(), options.jvmArgs,
-                out.resolve("logs"))) {
+    private static void print(Measured measured, Measured off) {
+        Cost allow = measured.allowCost();
+        double limiterCost = off == null || off == measured ? Double.NaN
+                : allow.gatewayMicrosPerRequest() - off.allowCost().gatewayMicrosPerRequest();
+        System.out.printf(Locale.ROOT, "round %d %-6s %-13s allow %8.0f req/s p99 %6.2f ms errors %d | deny %8.0f"
+                + " req/s errors %d | gateway %s µs/req (limiter %s), Redis %s µs/req, Lua %s µs/call,"
+                + " %s decisions/call | fallback %d%n", measured.round, measured.layout.id, measured.limiter.id,
+                measured.allow.requestsPerSecond(), measured.allow.p99Millis(), measured.allow.errors(),
+                measured.deny.requestsPerSecond(), measured.deny.errors(), figure("%.1f",
+                        allow.gatewayMicrosPerRequest()), figure("%+.1f", limiterCost),
+                figure("%.1f", allow.redisMicrosPerRequest()), figure("%.2f", allow.luaMicrosPerCall()),
+                figure("%.1f", allow.decisionsPerScriptCall()), measured.fallbackDecisions);
+        for (Paced paced : measured.paced) {
+            System.out.printf(Locale.ROOT, "        %3.0f %% of off: %8.0f req/s, machine CPU %3.0f %%, p50 %.2f"
+                    + " ms, p99 %.2f ms, fallback %d%n", paced.share() * 100,
+                    paced.load().requestsPerSecond(), paced.machineCpu() * 100, paced.load().p50Millis(),
+                    paced.load().p99Millis(), paced.fallbackDecisions());
+        }
+    }
+
+    private static String figure(String pattern, double value) {
+        return Double.isFinite(value) ? String.format(Locale.ROOT, pattern, value) : "-";
+    }
+
+    private static Measured measure(Case limiter, int round, Layout layout, List<String> launcher, Path jar,
+            RedisServer redis, Upstream upstream, ClosedLoop load, Options options, Measured off, Path out) {
+        try (BenchGateway gateway = new BenchGateway(launcher, jar, limiter, redis.url(), upstream.uri(),
+                options.jvmArgs, out.resolve("logs"))) {
             String allowUrl = gateway.baseUrl() + "/bench/x";
             String denyUrl = gateway.baseUrl() + "/deny/x";
             warmUp(load, allowUrl, options, options.keys, limiter.id + " allow", options.warmup,
                     gateway::compileNanos);
             long fallbackBefore = gateway.fallbackDecisions();
+            // Redis's figures read outside the gateway's, and the actuator (which costs the gateway) outside both
             CommandStats before = CommandStats.of(redis);
+            ProcessCpu gatewayBefore = gateway.cpu();
             LoadResult allow = load.run(allowUrl, options.connections, options.duration, options.keys);
+            long allowGateway = gateway.cpu().since(gatewayBefore);
             CommandStats allowRedis = CommandStats.of(redis).minus(before);
             long fallbacks = gateway.fallbackDecisions() - fallbackBefore;
             // The refused path runs code the allowed path has warmed already (server, filter, limiter): a shorter minimum.
             warmUp(load, denyUrl, options, 1, limiter.id + " deny", options.warmupSlice.multipliedBy(2),
                     gateway::compileNanos);
             before = CommandStats.of(redis);
+            gatewayBefore = gateway.cpu();
             LoadResult deny = load.run(denyUrl, options.connections, options.duration, 1);
+            long denyGateway = gateway.cpu().since(gatewayBefore);
             CommandStats denyRedis = CommandStats.of(redis).minus(before);
             double saturated = (off != null ? off.allow : allow).requestsPerSecond();
             List<Paced> paced = new ArrayList<>();
@@ -157,7 +279,8 @@ public final class SideBySide {
                             gateway.fallbackDecisions() - fallbackAtStart));
                 }
             }
-            return new Measured(limiter, round, allow, deny, paced, allowRedis, denyRedis, fallbacks);
+            return new Measured(limiter, round, layout, allow, deny, paced, allowRedis, denyRedis, allowGateway,
+                    denyGateway, fallbacks);
         }
     }
 
@@ -228,6 +351,7 @@ public final class SideBySide {
     static final class Options {
 
         int rounds = 2;
+        List<Layout> layouts = List.of(Layout.values());
         Duration warmup = Duration.ofSeconds(30);
         Duration warmupMax = Duration.ofSeconds(180);
         Duration warmupSlice = Duration.ofSeconds(5);
@@ -241,6 +365,10 @@ public final class SideBySide {
         boolean tools = true;
         List<String> jvmArgs = List.of();
         String environment = "";
+        /** Where each layout put the processes, as {@link Affinity#apply} said. */
+        final Map<Layout, String> placements = new EnumMap<>(Layout.class);
+        /** Why a layout asked for was not run, or empty. */
+        String skipped = "";
 
         static Options parse(String[] args) {
             Options options = new Options();
@@ -249,6 +377,8 @@ public final class SideBySide {
                 String value = pair.length > 1 ? pair[1] : "";
                 switch (pair[0]) {
                     case "rounds" -> options.rounds = Integer.parseInt(value);
+                    case "layouts" -> options.layouts = Arrays.stream(value.split(",")).map(Layout::of).distinct()
+                            .toList();
                     case "warmup" -> options.warmup = duration(value);
                     case "warmup-max" -> options.warmupMax = duration(value);
                     case "warmup-slice" -> options.warmupSlice = duration(value);
@@ -281,16 +411,26 @@ public final class SideBySide {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%d round(s); each case: warm-up of at least %d s and the compilers are idle and three %d s slices agree within %.0f %% (at most %d s), %d s measured at %d connections "
-                    + "(allowed path: %d random API keys under a limit none reaches; refused path: one key at %d/s), "
-                    + "then %d s of the allowed path at each of %s of the limiter-off rate of the same round (paced: "
-                    + "random pauses between requests). Gateways: java -Xms512m -Xmx512m -jar bench-gateway.jar (WebFlux) or "
-                    + "bench-gateway-mvc.jar (Gateway Server MVC, Tomcat, platform threads)%s. %s",
-                    rounds, warmup.toSeconds(), warmupSlice.toSeconds(), STEADY * 100, warmupMax.toSeconds(),
+            return String.format(Locale.ROOT, "%d round(s) of each layout (%s), interleaved; each case: warm-up "
+                    + "of at least %d s and the compilers are idle and three %d s slices agree within %.0f %% (at most "
+                    + "%d s), %d s measured at %d connections (allowed path: %d random API keys under a limit none "
+                    + "reaches; refused path: one key at %d/s), then %d s of the allowed path at each of %s of the "
+                    + "limiter-off rate of the same round and layout (paced: random pauses between requests). Gateways: "
+                    + "java -Xms512m -Xmx512m -jar bench-gateway.jar (WebFlux) or bench-gateway-mvc.jar (Gateway Server "
+                    + "MVC, Tomcat, platform threads)%s. %s",
+                    rounds, layouts(), warmup.toSeconds(), warmupSlice.toSeconds(), STEADY * 100,
+                    warmupMax.toSeconds(),
                     duration.toSeconds(), connections, keys, BenchGateway.DENY_RATE,
                     paced.toSeconds(), loads.stream().map(share -> Math.round(share * 100) + " %")
                             .collect(java.util.stream.Collectors.joining(", ")),
-                    jvmArgs.isEmpty() ? "" : " " + String.join(" ", jvmArgs), environment);
+                    jvmArgs.isEmpty() ? "" : " " + String.join(" ", jvmArgs), environment)
+                    + (skipped.isEmpty() ? "" : " " + skipped);
+        }
+
+        private String layouts() {
+            return layouts.stream()
+                    .map(layout -> layout.id + (placements.containsKey(layout) ? ": " + placements.get(layout) : ""))
+                    .collect(java.util.stream.Collectors.joining("; "));
         }
     }
 }

@@ -77,6 +77,11 @@ final class Upstream implements AutoCloseable {
         return description;
     }
 
+    /** nginx's master process (its worker is a child), or empty when the upstream is the stub in this JVM. */
+    java.util.Optional<ProcessHandle> process() {
+        return nginx == null ? java.util.Optional.empty() : java.util.Optional.of(nginx.toHandle());
+    }
+
     private static void awaitPort(int port, Process process) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
