@@ -24,6 +24,7 @@ import dev.ratelimiter.core.SettleLoop;
 import dev.ratelimiter.core.StoreMode;
 import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.testsupport.RedisCpuTime;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,19 +71,25 @@ class SettlingByNeedTest {
     @Test
     void busyKeysAloneOnOneInstanceAreSettledAboutOncePerSilenceNotAtEveryInterval() {
         Instance byNeed = start(SILENCE, 1);
+        RedisCpuTime cpu = RedisCpuTime.of(List.of(redis.server()));
         long decisions = drive(Duration.ofSeconds(6), 3_500, n -> byNeed, n -> check(roomy, "key-" + n % 500), null);
+        double redisMicros = RedisCpuTime.of(List.of(redis.server())).since(cpu).runNanos() / 1e3 / decisions;
         double perDecision = (double) byNeed.bucketSettles.get() / decisions;
         instances.remove(byNeed);
         byNeed.close();
 
         Instance everyInterval = start(Duration.ZERO, 1);
         redis.command("FLUSHALL");
+        cpu = RedisCpuTime.of(List.of(redis.server()));
         long decisionsBefore = drive(Duration.ofSeconds(6), 3_500, n -> everyInterval,
                 n -> check(roomy, "key-" + n % 500), null);
+        double redisMicrosBefore = RedisCpuTime.of(List.of(redis.server())).since(cpu).runNanos() / 1e3
+                / decisionsBefore;
         double perDecisionBefore = (double) everyInterval.bucketSettles.get() / decisionsBefore;
         System.out.printf("500 keys at 7/s each on one instance, 6 s: bucket-settles per decision %.3f by need "
-                + "(%d of %d), %.3f at every interval (%d of %d)%n", perDecision, byNeed.bucketSettles.get(), decisions,
-                perDecisionBefore, everyInterval.bucketSettles.get(), decisionsBefore);
+                + "(%d of %d, Redis CPU %.2f µs per decision), %.3f at every interval (%d of %d, %.2f µs)%n",
+                perDecision, byNeed.bucketSettles.get(), decisions, redisMicros, perDecisionBefore,
+                everyInterval.bucketSettles.get(), decisionsBefore, redisMicrosBefore);
         // by need: each key's first settle, then about one per silence (2 s) at 7 requests a second: ~0.1
         assertThat(perDecision).isLessThan(0.2);
         // every interval: a key at 7/s has a request in half of the intervals: ~0.7
