@@ -49,6 +49,8 @@ class StoreStackTest {
                 .withMessage("The rate-limit store stack needs a positive store timeout, but it was PT0S");
         assertThatIllegalStateException().isThrownBy(() -> complete().settleInterval(Duration.ofMillis(-1)).build())
                 .withMessage("The rate-limit store stack needs a positive settle interval, but it was PT-0.001S");
+        assertThatIllegalStateException().isThrownBy(() -> complete().settleMaxSilence(Duration.ofSeconds(-1)).build())
+                .withMessage("The rate-limit store stack needs a settle silence of zero or more, but it was PT-1S");
         assertThatIllegalStateException().isThrownBy(() -> complete().localMaxKeys(0).build())
                 .withMessageContaining("localMaxKeys was 0");
         assertThatIllegalStateException().isThrownBy(() -> complete().liveInstances(null).build())
