@@ -1,7 +1,9 @@
 package dev.ratelimiter.benchmarks;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimiter.benchmarks.sidebyside.CommandStats;
 import dev.ratelimiter.testsupport.RedisCluster;
@@ -62,20 +64,55 @@ final class FleetRedis implements AutoCloseable {
         return cluster != null ? cluster.description() : server.description();
     }
 
-    /** The servers that take writes, in slot order for a cluster. */
-    List<RedisServer> primaries() {
-        return cluster != null ? List.copyOf(cluster.primaries()) : List.of(server);
+    /** Every running node's figures now, and which nodes are primaries. */
+    Reading read() {
+        List<RedisServer> nodes = cluster != null
+                ? cluster.allNodes().stream().filter(RedisNode::isRunning).map(RedisServer.class::cast).toList()
+                : List.of(server);
+        Map<String, CommandStats> stats = new LinkedHashMap<>();
+        nodes.forEach(node -> stats.put(address(node), CommandStats.of(node)));
+        List<String> primaries = cluster != null ? cluster.primaries().stream().map(RedisNode::address).toList()
+                : List.of(address(server));
+        return new Reading(stats, primaries);
     }
 
-    /** Each primary's figures now, in {@link #primaries()} order. */
-    List<CommandStats> primaryStats() {
-        return primaries().stream().map(CommandStats::of).toList();
-    }
+    /**
+     * Every node's figures at one moment, by address, and the primaries among them in slot order. Figures between
+     * two readings are taken node by node: a failover (a primary too busy to answer the cluster in time is replaced
+     * by its replica) changes which nodes are primaries, never whose figures are whose.
+     */
+    record Reading(Map<String, CommandStats> nodes, List<String> primaries) {
 
-    /** CPU the replicas used so far (they share the machine): 0 without a cluster. */
-    long replicaCpuMicros() {
-        return cluster == null ? 0 : cluster.replicas().stream().map(CommandStats::of)
-                .mapToLong(CommandStats::cpuMicros).sum();
+        private static final CommandStats NONE = new CommandStats(0, 0, 0, 0, Map.of());
+
+        /** What each primary of this reading did since {@code before}, in slot order. */
+        List<CommandStats> primariesSince(Reading before) {
+            return primaries.stream().map(node -> since(before, node)).toList();
+        }
+
+        /** What all the nodes did since {@code before}, summed. */
+        CommandStats allSince(Reading before) {
+            CommandStats total = NONE;
+            for (String node : nodes.keySet()) {
+                total = total.plus(since(before, node));
+            }
+            return total;
+        }
+
+        /** CPU the nodes that are not primaries now used since {@code before}. */
+        long replicaCpuMicrosSince(Reading before) {
+            return nodes.keySet().stream().filter(node -> !primaries.contains(node))
+                    .mapToLong(node -> since(before, node).cpuMicros()).sum();
+        }
+
+        /** Whether other nodes are primaries than at {@code before}: a failover happened in between. */
+        boolean failedOverSince(Reading before) {
+            return !primaries.equals(before.primaries);
+        }
+
+        private CommandStats since(Reading before, String node) {
+            return nodes.get(node).minus(before.nodes.getOrDefault(node, NONE));
+        }
     }
 
     /** Empties every primary, so that a run starts from no buckets. */

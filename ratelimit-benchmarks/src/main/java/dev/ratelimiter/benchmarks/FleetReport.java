@@ -104,7 +104,8 @@ final class FleetReport {
         CommandStats total = r.total();
         return String.format(Locale.ROOT, "| %s | %s | %,.0f → %,.0f | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f "
                 + "| %,.0f | %.0f %% of %d cores | %.2f |",
-                r.mode().name().toLowerCase(Locale.ROOT), r.topology().name().toLowerCase(Locale.ROOT), r.asked(),
+                r.mode().name().toLowerCase(Locale.ROOT),
+                r.topology().name().toLowerCase(Locale.ROOT) + (r.failover() ? " (failover)" : ""), r.asked(),
                 r.made(), share(r.fallbacks(), r.verdicts()), share(r.refused(), r.verdicts()),
                 r.mode() == Mode.LOCAL ? String.format(Locale.ROOT, "%,.0f (%,.0f)",
                         r.perSecond(r.window().get(FleetTally.Count.SETTLES)),
@@ -164,6 +165,10 @@ final class FleetReport {
         }
         line.append("; store calls ").append(counts(StoreMetrics.Outcome.values(), w::storeCalls));
         line.append("; fallbacks by reason ").append(counts(FallbackReason.values(), w::fallbacks));
+        if (r.failover()) {
+            line.append("; A FAILOVER HAPPENED IN THE WINDOW (a primary too busy to answer the cluster within its node "
+                    + "timeout was replaced by its replica): per primary are the primaries at the window's end");
+        }
         line.append(String.format(Locale.ROOT, "; live instances counted ≥ %d; whole run: %,d bucket reports sent, "
                 + "Redis ran %,d bucket-settles", r.liveInstancesMin(), r.reportsSent(), r.bucketSettlesRedisRan()));
         return line.toString();

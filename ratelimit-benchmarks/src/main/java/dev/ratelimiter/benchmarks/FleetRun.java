@@ -17,6 +17,7 @@ import dev.ratelimiter.core.Verdict;
  * @param primaryNames {@code host:port} of each primary
  * @param primaries what each primary did in the window, by Redis's own count
  * @param replicaCpuMicros CPU the replicas used in the window (they share the machine)
+ * @param failover whether the primaries changed in the window (a primary replaced by its replica)
  * @param machineBusy share of all cores busy in the window ({@code /proc/stat})
  * @param machineNice share of all cores spent in processes of lowered priority (other work on a shared machine,
  * which yields to the simulation)
@@ -29,7 +30,8 @@ import dev.ratelimiter.core.Verdict;
  * @param liveInstancesMin the fewest live instances any instance counted when the window began
  */
 record FleetRun(Mode mode, Topology topology, double timeScale, double seconds, FleetTally.Snapshot window,
-        List<String> primaryNames, List<CommandStats> primaries, long replicaCpuMicros, double machineBusy,
+        List<String> primaryNames, List<CommandStats> primaries, long replicaCpuMicros, boolean failover,
+        double machineBusy,
         double machineNice, int cores,
         double jvmCpuSeconds, Map<String, Double> threadGroups, long reportsSent, long bucketSettlesRedisRan,
         int liveInstancesMin) {

@@ -78,7 +78,7 @@ public final class FleetSimulation {
             throws InterruptedException {
         List<List<Check>> checks = checks(mode, options);
         FleetTally tally = new FleetTally();
-        CommandStats atStart = sum(redis.primaryStats());
+        FleetRedis.Reading atStart = redis.read();
         List<FleetInstance> instances = new ArrayList<>();
         try {
             for (int i = 0; i < options.instances(); i++) {
@@ -95,8 +95,7 @@ public final class FleetSimulation {
             FleetTally.Snapshot tallyBefore = tally.snapshot();
             MachineCpu machineBefore = MachineCpu.now();
             JvmCpu jvmBefore = JvmCpu.now();
-            List<CommandStats> primariesBefore = redis.primaryStats();
-            long replicasBefore = redis.replicaCpuMicros();
+            FleetRedis.Reading redisBefore = redis.read();
 
             Thread.sleep(options.duration().toMillis());
 
@@ -104,22 +103,17 @@ public final class FleetSimulation {
             FleetTally.Snapshot window = tally.snapshot().minus(tallyBefore);
             MachineCpu machine = MachineCpu.now();
             JvmCpu jvm = JvmCpu.now();
-            List<CommandStats> primaries = redis.primaryStats();
-            long replicas = redis.replicaCpuMicros() - replicasBefore;
+            FleetRedis.Reading redisAfter = redis.read();
 
             load.stop();
             instances.forEach(FleetInstance::stopSettling);
             long[] whole = drain(redis, tally, atStart, load);
 
-            List<CommandStats> perPrimary = new ArrayList<>();
-            for (int i = 0; i < primaries.size(); i++) {
-                perPrimary.add(primaries.get(i).minus(primariesBefore.get(i)));
-            }
-            return new FleetRun(mode, redis.topology(), options.timeScale(), seconds, window,
-                    redis.primaries().stream().map(FleetRedis::address).toList(), perPrimary, replicas,
-                    machine.busySince(machineBefore), machine.niceSince(machineBefore),
-                    Runtime.getRuntime().availableProcessors(), jvm.processSecondsSince(jvmBefore),
-                    jvm.groupSecondsSince(jvmBefore), whole[0], whole[1], liveMin);
+            return new FleetRun(mode, redis.topology(), options.timeScale(), seconds, window, redisAfter.primaries(),
+                    redisAfter.primariesSince(redisBefore), redisAfter.replicaCpuMicrosSince(redisBefore),
+                    redisAfter.failedOverSince(redisBefore), machine.busySince(machineBefore),
+                    machine.niceSince(machineBefore), Runtime.getRuntime().availableProcessors(),
+                    jvm.processSecondsSince(jvmBefore), jvm.groupSecondsSince(jvmBefore), whole[0], whole[1], liveMin);
         }
         finally {
             instances.forEach(FleetInstance::close);
@@ -130,7 +124,7 @@ public final class FleetSimulation {
      * Waits (a few seconds at most) for the decisions and settles in flight to end and for Redis to have run every
      * settle sent; returns the bucket reports sent over the whole run and the bucket-settles Redis ran for them.
      */
-    private static long[] drain(FleetRedis redis, FleetTally tally, CommandStats atStart, FleetLoad load)
+    private static long[] drain(FleetRedis redis, FleetTally tally, FleetRedis.Reading atStart, FleetLoad load)
             throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         long sent;
@@ -139,7 +133,7 @@ public final class FleetSimulation {
             Thread.sleep(100);
             FleetTally.Snapshot all = tally.snapshot();
             sent = all.get(FleetTally.Count.REPORTS) - all.get(FleetTally.Count.NOT_SENT);
-            ran = sum(redis.primaryStats()).minus(atStart).calls("hgetall");
+            ran = redis.read().allSince(atStart).calls("hgetall");
         }
         while ((ran != sent || load.inFlight() > 0) && System.nanoTime() < deadline);
         return new long[] { sent, ran };
