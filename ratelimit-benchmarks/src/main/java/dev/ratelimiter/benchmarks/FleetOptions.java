@@ -33,6 +33,7 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
     /** The sample gateway's pro tier: a burst of 100, refilled at 50/s; the default load is 10/s per key. */
     static final long CAPACITY = 100;
     static final long REFILL_PER_SECOND = 50;
+    /** As the default {@code ratelimit.store.heartbeat-interval}. */
     static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
 
     enum Mode {

@@ -83,8 +83,6 @@ final class FleetRedis implements AutoCloseable {
      */
     record Reading(Map<String, CommandStats> nodes, List<String> primaries) {
 
-        private static final CommandStats NONE = new CommandStats(0, 0, 0, 0, Map.of());
-
         /** What each primary of this reading did since {@code before}, in slot order. */
         List<CommandStats> primariesSince(Reading before) {
             return primaries.stream().map(node -> since(before, node)).toList();
@@ -92,7 +90,7 @@ final class FleetRedis implements AutoCloseable {
 
         /** What all the nodes did since {@code before}, summed. */
         CommandStats allSince(Reading before) {
-            CommandStats total = NONE;
+            CommandStats total = CommandStats.NONE;
             for (String node : nodes.keySet()) {
                 total = total.plus(since(before, node));
             }
@@ -111,7 +109,7 @@ final class FleetRedis implements AutoCloseable {
         }
 
         private CommandStats since(Reading before, String node) {
-            return nodes.get(node).minus(before.nodes.getOrDefault(node, NONE));
+            return nodes.get(node).minus(before.nodes.getOrDefault(node, CommandStats.NONE));
         }
     }
 

@@ -3,7 +3,6 @@ package dev.ratelimiter.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import dev.ratelimiter.benchmarks.FleetOptions.Mode;
 import dev.ratelimiter.benchmarks.FleetOptions.Topology;
@@ -157,7 +156,7 @@ public final class FleetSimulation {
     }
 
     static CommandStats sum(List<CommandStats> stats) {
-        CommandStats total = new CommandStats(0, 0, 0, 0, Map.of());
+        CommandStats total = CommandStats.NONE;
         for (CommandStats one : stats) {
             total = total.plus(one);
         }

@@ -19,6 +19,9 @@ import dev.ratelimiter.testsupport.RedisServer;
  */
 public record CommandStats(long scriptCalls, long commands, long scriptMicros, long cpuMicros, Map<String, Long> calls) {
 
+    /** Nothing done: the start of a sum. */
+    public static final CommandStats NONE = new CommandStats(0, 0, 0, 0, Map.of());
+
     public static CommandStats of(RedisServer redis) {
         long scripts = 0;
         long all = 0;
