@@ -165,6 +165,9 @@ final class FleetReport {
         }
         line.append("; store calls ").append(counts(StoreMetrics.Outcome.values(), w::storeCalls));
         line.append("; fallbacks by reason ").append(counts(FallbackReason.values(), w::fallbacks));
+        if (r.primaryNames().size() > 1) {
+            line.append("; primaries in the order of the table: ").append(String.join(" / ", r.primaryNames()));
+        }
         if (r.failover()) {
             line.append("; A FAILOVER HAPPENED IN THE WINDOW (a primary too busy to answer the cluster within its node "
                     + "timeout was replaced by its replica): per primary are the primaries at the window's end");
