@@ -7,13 +7,15 @@ import java.nio.file.Path;
 /**
  * How busy the whole machine was between two readings of {@code /proc/stat} (all cores, every process: gateway,
  * Redis, upstream and load generator). A load level is only meaningful as a share of what the machine can do, and on
- * a shared machine the request rate alone does not say it. {@code NaN} where {@code /proc/stat} does not exist.
+ * a shared machine the request rate alone does not say it. {@code NaN} where {@code /proc/stat} does not exist. The
+ * part spent in processes of lowered priority ({@code nice}) is told apart: they yield to a benchmark at the normal
+ * priority, so a machine they keep busy can still be the benchmark's.
  */
-record MachineCpu(long busy, long total) {
+public record MachineCpu(long busy, long nice, long total) {
 
     private static final Path STAT = Path.of("/proc/stat");
 
-    static MachineCpu now() {
+    public static MachineCpu now() {
         try {
             String cpu = Files.readAllLines(STAT).get(0);
             String[] fields = cpu.trim().split("\\s+");
@@ -27,16 +29,22 @@ record MachineCpu(long busy, long total) {
                     idle += value;
                 }
             }
-            return new MachineCpu(total - idle, total);
+            return new MachineCpu(total - idle, Long.parseLong(fields[2]), total);
         }
         catch (IOException | RuntimeException ex) {
-            return new MachineCpu(0, 0);
+            return new MachineCpu(0, 0, 0);
         }
     }
 
     /** The busy share, 0–1, from {@code earlier} to this reading. */
-    double busySince(MachineCpu earlier) {
+    public double busySince(MachineCpu earlier) {
         long elapsed = total - earlier.total;
         return elapsed <= 0 ? Double.NaN : (double) (busy - earlier.busy) / elapsed;
+    }
+
+    /** The share, 0–1, spent in processes of lowered priority from {@code earlier} to this reading. */
+    public double niceSince(MachineCpu earlier) {
+        long elapsed = total - earlier.total;
+        return elapsed <= 0 ? Double.NaN : (double) (nice - earlier.nice) / elapsed;
     }
 }
