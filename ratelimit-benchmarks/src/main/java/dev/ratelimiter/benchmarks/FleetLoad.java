@@ -25,6 +25,7 @@ final class FleetLoad {
     private final List<FleetInstance> instances;
     private final List<List<Check>> checksByKey;
     private final KeyDistribution keys;
+    private final boolean sticky;
     private final FleetTally tally;
     private final double perDriverPerSecond;
     private final List<Thread> drivers = new ArrayList<>();
@@ -36,6 +37,7 @@ final class FleetLoad {
         this.instances = List.copyOf(instances);
         this.checksByKey = checksByKey;
         this.keys = keys;
+        this.sticky = options.sticky();
         this.tally = tally;
         this.perDriverPerSecond = options.simulatedRate() / options.drivers();
         for (int i = 0; i < options.drivers(); i++) {
@@ -89,8 +91,10 @@ final class FleetLoad {
     }
 
     private void decide(SplittableRandom random) {
-        FleetInstance instance = instances.get(random.nextInt(instances.size()));
-        List<Check> checks = checksByKey.get(keys.next(random));
+        int key = keys.next(random);
+        // sticky: as a load balancer hashing the API key would send it, always to the same instance
+        FleetInstance instance = instances.get(sticky ? key % instances.size() : random.nextInt(instances.size()));
+        List<Check> checks = checksByKey.get(key);
         inFlight.increment();
         tally.add(FleetTally.Count.MADE, 1);
         instance.store().evaluate(checks).subscribe(this::answered, this::failed);

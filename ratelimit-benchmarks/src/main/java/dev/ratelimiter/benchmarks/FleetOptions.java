@@ -25,10 +25,12 @@ import dev.ratelimiter.core.StoreStack;
  * every per-second figure is multiplied back by it (1: real time)
  * @param storeTimeout how long an exact decision waits for Redis once sent (the product's {@code store.timeout})
  * @param seed for keys and instances drawn
+ * @param sticky whether each key's requests all go to one instance (a load balancer hashing the API key), else each
+ * request to an instance drawn at random
  */
 record FleetOptions(int instances, double rate, int keys, Duration warmup, Duration duration, List<Mode> modes,
         List<Topology> topologies, double zipfExponent, int drivers, double timeScale, Duration storeTimeout,
-        long seed) {
+        long seed, boolean sticky) {
 
     /** The sample gateway's pro tier: a burst of 100, refilled at 50/s; the default load is 10/s per key. */
     static final long CAPACITY = 100;
@@ -46,7 +48,7 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
 
     static final FleetOptions DEFAULTS = new FleetOptions(50, 2_000, 10_000, Duration.ofSeconds(10),
             Duration.ofSeconds(30), List.of(Mode.LOCAL, Mode.EXACT), List.of(Topology.STANDALONE, Topology.CLUSTER),
-            0, 2, 1, StoreStack.DEFAULT_TIMEOUT, 1);
+            0, 2, 1, StoreStack.DEFAULT_TIMEOUT, 1, false);
 
     FleetOptions {
         if (instances < 1 || rate <= 0 || keys < 1 || drivers < 1 || timeScale < 1 || zipfExponent < 0) {
@@ -71,6 +73,7 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
         double timeScale = d.timeScale;
         Duration storeTimeout = d.storeTimeout;
         long seed = d.seed;
+        String routing = "random";
         for (String arg : args) {
             String[] pair = arg.replaceFirst("^--", "").split("=", 2);
             if (pair.length != 2) {
@@ -91,14 +94,19 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
                 case "time-scale" -> timeScale = Double.parseDouble(value);
                 case "store-timeout" -> storeTimeout = duration(value);
                 case "seed" -> seed = Long.parseLong(value);
+                case "routing" -> routing = value;
                 default -> throw new IllegalArgumentException("unknown option " + arg);
             }
         }
         if (!distribution.equals("uniform") && !distribution.equals("zipf")) {
             throw new IllegalArgumentException("distribution is uniform or zipf, got " + distribution);
         }
+        if (!routing.equals("random") && !routing.equals("sticky")) {
+            throw new IllegalArgumentException("routing is random or sticky, got " + routing);
+        }
         return new FleetOptions(instances, rate, keys, warmup, duration, modes, topologies,
-                distribution.equals("zipf") ? zipfExponent : 0, drivers, timeScale, storeTimeout, seed);
+                distribution.equals("zipf") ? zipfExponent : 0, drivers, timeScale, storeTimeout, seed,
+                routing.equals("sticky"));
     }
 
     /** One of the constants by its lower-case name, or all of them for {@code both}. */
@@ -154,11 +162,12 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
     String commandLine() {
         return String.format(Locale.ROOT, "--instances=%d --rate=%s --keys=%d --warmup=%dms --duration=%dms "
                 + "--mode=%s --topology=%s --distribution=%s%s --drivers=%d --time-scale=%s --store-timeout=%dms "
-                + "--seed=%d", instances, plain(rate), keys, warmup.toMillis(), duration.toMillis(),
+                + "--seed=%d --routing=%s", instances, plain(rate), keys, warmup.toMillis(), duration.toMillis(),
                 modes.size() == 2 ? "both" : modes.get(0).name().toLowerCase(Locale.ROOT),
                 topologies.size() == 2 ? "both" : topologies.get(0).name().toLowerCase(Locale.ROOT),
                 zipfExponent == 0 ? "uniform" : "zipf", zipfExponent == 0 ? "" : " --zipf-exponent="
-                        + plain(zipfExponent), drivers, plain(timeScale), storeTimeout.toMillis(), seed);
+                        + plain(zipfExponent), drivers, plain(timeScale), storeTimeout.toMillis(), seed,
+                sticky ? "sticky" : "random");
     }
 
     private static String plain(double value) {

@@ -13,6 +13,7 @@ import dev.ratelimiter.benchmarks.FleetOptions.Mode;
 import dev.ratelimiter.benchmarks.sidebyside.CommandStats;
 import dev.ratelimiter.core.FallbackReason;
 import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.redis.RedisKeys;
 
 /**
@@ -89,6 +90,19 @@ final class FleetReport {
                 callsStandalone * settlesPerSecond, RedisKeys.SETTLE_SLOTS, callsCluster,
                 callsCluster * settlesPerSecond, heartbeats, o.instances(),
                 FleetOptions.HEARTBEAT_INTERVAL.toSeconds()));
+        if (o.sticky()) {
+            double perKey = total / o.keys();
+            double want = 1 + Math.ceil(perKey * StoreStack.DEFAULT_SETTLE_MAX_SILENCE.toNanos() / 1e9 * 1.5);
+            lines.add(String.format(Locale.ROOT, "Local, sticky routing (each key on one instance): settled by need, a "
+                    + "key at %.1f/s alone on its instance wants %.0f tokens a silence (%d s), %s half its bucket of "
+                    + "%d: %s. The figure above (two reports per key and interval) is what settling every interval "
+                    + "would cost.", perKey, want, StoreStack.DEFAULT_SETTLE_MAX_SILENCE.toSeconds(),
+                    want * 2 <= FleetOptions.CAPACITY ? "within" : "beyond", FleetOptions.CAPACITY,
+                    want * 2 <= FleetOptions.CAPACITY ? String.format(Locale.ROOT, "silent, about one bucket-settle "
+                            + "per key and silence, %,.0f bucket-settles/s",
+                            o.keys() / (StoreStack.DEFAULT_SETTLE_MAX_SILENCE.toNanos() / 1e9 - 0.1))
+                            : "not silent, settled every interval while in use"));
+        }
         lines.add(String.format(Locale.ROOT, "Exact: **%,.0f** decisions/s, one bucket each, every one in Redis; "
                 + "script calls/s = decisions/s ÷ decisions per call (the requests that arrived while the previous "
                 + "call was written share one: measured below). Plus %.0f heartbeats/s.", total, heartbeats));
