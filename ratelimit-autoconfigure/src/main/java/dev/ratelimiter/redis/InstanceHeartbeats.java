@@ -64,11 +64,18 @@ public final class InstanceHeartbeats implements LiveInstances {
         loop.start();
     }
 
-    /** Stops beating and leaves the count at once, so that the others' fair share grows without waiting. */
+    /**
+     * Stops beating and leaves the count at once, so that the others' fair share grows without waiting. Waits at most
+     * {@value #LEAVE_WAIT_MILLIS} ms for Redis and never fails: a Redis too slow to hear the leave lets the heartbeat
+     * expire instead (three intervals), and a shutdown must not fail for it.
+     */
     public void stop() {
         loop.stop();
-        beat(true).block(Duration.ofSeconds(1));
+        beat(true).timeout(Duration.ofMillis(LEAVE_WAIT_MILLIS), Background.scheduler())
+                .onErrorResume(slow -> Mono.empty()).block();
     }
+
+    private static final long LEAVE_WAIT_MILLIS = 1_000;
 
     private Mono<Long> beat(boolean leave) {
         String ttl = String.valueOf(interval.multipliedBy(3).toMillis());
