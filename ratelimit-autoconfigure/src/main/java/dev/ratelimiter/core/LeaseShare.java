@@ -24,6 +24,12 @@ final class LeaseShare {
     private long lastUsedNanos;
     /** Tokens asked for (refused requests included) since the last report: the rate this share is spent at. */
     private double asked;
+    /** When the first request since the last report came: the span its demand is spread over. */
+    private long firstUsedNanos;
+    /** What the last report took out of {@link #asked} and when its first request came: put back if not settled. */
+    private double reportedAsked;
+    private long reportedFirstUsedNanos;
+    private long reportedBeforeNanos;
     /** Whether a request was refused since the last report: the share ran short, it settles at the next tick. */
     private boolean ranShort;
     /** When this share was last reported; 0 before its first report. */
@@ -50,6 +56,9 @@ final class LeaseShare {
     void spend(int cost, long now, Duration interval, LiveInstances instances) {
         refillIfDormant(cost, now, interval, instances);
         lastUsedNanos = now;
+        if (demand == 0) {
+            firstUsedNanos = now;
+        }
         demand++;
         asked += cost;
         need = Math.max(need, cost);
@@ -130,10 +139,12 @@ final class LeaseShare {
             // measured while the client was here: a report the pause itself brought keeps the estimate it had
             gapNanos = since / demand;
         }
-        // Demand weighs this instance against the others: after a silence it is a rate per interval again.
-        long perInterval = since <= interval.toNanos() * 3 / 2 || demand == 0 ? demand
-                : Math.max(1, Math.round(demand * (double) interval.toNanos() / since));
-        double perNano = asked / since;
+        // Demand weighs this instance against the others: after a silence it is a rate per interval again, over the
+        // span its requests came in (a burst after a quiet spell is a burst, not one request an interval).
+        long span = demand == 0 ? since : Math.min(since, Math.max(interval.toNanos(), now - firstUsedNanos));
+        long perInterval = span <= interval.toNanos() * 3 / 2 || demand == 0 ? demand
+                : Math.max(1, Math.round(demand * (double) interval.toNanos() / span));
+        double perNano = asked / span;
         long want = silence.isZero() ? Long.MAX_VALUE
                 : need + (long) Math.ceil(perNano * silence.toNanos() * WANT_MARGIN);
         double giving = returned;
@@ -156,9 +167,12 @@ final class LeaseShare {
         demand = 0;
         need = 0;
         returned = 0;
+        reportedAsked = asked;
+        reportedFirstUsedNanos = firstUsedNanos;
         asked = 0;
         ranShort = false;
         mustReport = false;
+        reportedBeforeNanos = reportedNanos;
         reportedNanos = now;
         reportedProvisional = provisionalSpent;
         return new Reported(report, wasProvisional);
@@ -166,8 +180,8 @@ final class LeaseShare {
 
     /**
      * Whether this share can skip a settle: the store let it go silent (no other instance holds a share or asks for
-     * one, so there is nobody to be fair to, and it holds at most half the bucket), it owes and returns nothing, no request ran
-     * short, the silence it announced is not over, and what it holds lasts {@value #TICKS_AHEAD} more intervals at
+     * one, so there is nobody to be fair to, its client is far from its limit, and it holds at most half the bucket),
+     * it owes and returns nothing, no request ran short, the silence it announced is not over, and what it holds lasts {@value #TICKS_AHEAD} more intervals at
      * the rate it is spent at (it settles early as it approaches the end of its share). An idle share waits too: it
      * gives its tokens back when its silence ends. Demand and spending go on adding up until the report.
      */
@@ -207,7 +221,10 @@ final class LeaseShare {
     /** Intervals ahead a waiting share must last at its current rate: the next tick, its answer, and a margin. */
     static final int TICKS_AHEAD = 3;
 
-    /** What a share alone on its bucket asks for, above its rate over its silence: a spread of the traffic. */
+    /**
+     * What a share alone on its bucket expects to spend in a silence, as a multiple of its rate: the store lets it go
+     * silent only when that is at most half the bucket (a client far from its limit).
+     */
     static final double WANT_MARGIN = 1.5;
 
     /** Applies the store's grant for {@code reported}, a settled bucket. */
@@ -244,6 +261,13 @@ final class LeaseShare {
      * all.
      */
     synchronized void restore(SettleClient.Report report, boolean neverSent) {
+        if (report.demand() > 0) {
+            firstUsedNanos = demand == 0 ? reportedFirstUsedNanos : Math.min(firstUsedNanos, reportedFirstUsedNanos);
+        }
+        asked += reportedAsked;
+        reportedAsked = 0;
+        // the demand and asking put back are spread over the time since the report before
+        reportedNanos = reportedBeforeNanos;
         demand += report.demand();
         need = Math.max(need, report.need());
         // The store may not have seen the report: it may count this instance silent since the one before, so no

@@ -35,15 +35,16 @@ import reactor.core.publisher.Mono;
  * waited: the store's pool had refilled, but nothing told this instance. Over time that adds no more than the rate.
  *
  * <p>Settling by need, not by clock: a key other instances use too is settled at every interval while it is in use
- * (its shares are sized by everybody's demand), and so is a key whose share is more than half its bucket (a client
- * near its quota). A key the store finds this instance alone on, holding at most half the bucket, may go unsettled for
- * up to a silence ({@code ratelimit.store.settle-max-silence}) while its share lasts {@value LeaseShare#TICKS_AHEAD}
- * intervals at its rate: the store then grants it about what it spends in a silence, keeps the rest in its pool, and
- * counts it alive for the silence. It settles early when its share runs low, a request is refused, its client pauses
+ * (its shares are sized by everybody's demand), and so is a key whose client is near its limit. A key the store finds
+ * this instance alone on, whose client would spend at most half the bucket in a silence, is granted at most half the
+ * bucket and may then go unsettled for up to a silence ({@code ratelimit.store.settle-max-silence}) while its share
+ * lasts {@value LeaseShare#TICKS_AHEAD} intervals at its rate; the store keeps the rest in its pool and counts the
+ * instance alive for the silence. It settles early when its share runs low, a request is refused, its client pauses
  * for {@value LeaseShare#IDLE_GAPS} of its usual gaps (it may have moved: its share goes back to the pool), or it owes
- * the store anything. An idle key costs no store work; a busy key far from its limit costs one bucket-settle per
- * silence instead of one per interval. An instance the traffic moves to, or one that outlives a silent instance, finds
- * the rest of the bucket in the pool at once; only the silent one's small share waits for its silence to end.
+ * the store anything. It does not learn that another instance started using the key before its next settle (at most a
+ * silence away); that instance finds at least half the bucket in the pool meanwhile. An idle key costs no store work;
+ * a busy key far from its limit costs one bucket-settle per silence instead of one per interval. A dead silent
+ * instance's share (at most half the bucket) comes back a silence later than it would.
  *
  * <p>When settling has failed for three intervals, decisions fall to {@link WithoutStore} (each rule's failure mode).
  * The bookkeeping of one bucket's share (spending, reporting, applying a grant) is {@link LeaseShare}'s.

@@ -23,8 +23,8 @@ public interface SettleClient {
      * @param need the largest cost of one request seen since the last settle: a share smaller than that serves none
      * of them, so the store grants at least that much or asks for the share back
      * @param want tokens this instance expects to spend in {@code silenceMicros} at its current rate: when no other
-     * instance uses the bucket, the store grants no more than that (or {@code need}) and keeps the rest in its pool,
-     * where an instance the traffic moves to finds it at once
+     * instance uses the bucket and this is at most half of it, the store lets it go silent with at most half the
+     * bucket, and keeps the rest in its pool, where an instance the traffic moves to finds it at once
      * @param silenceMicros how long this instance may go without settling the bucket when the store lets it
      * ({@link Grant#silent()}; {@code 0}: it settles every interval); the store counts it alive that much longer
      */
@@ -45,8 +45,9 @@ public interface SettleClient {
      * @param giveBack tokens this instance should give back (more than its fair share)
      * @param storeRemaining whole tokens left in the store's pool after the grant
      * @param silent whether this instance may stay silent about the bucket ({@link Report#silenceMicros()}) while its
-     * share lasts: no other live instance holds a share of it or saw demand for it, and this share is at most half the
-     * bucket (the rest in the pool, for an instance the traffic moves to)
+     * share lasts: no other live instance holds a share of it or saw demand for it, the client is far from its limit
+     * ({@link Report#want()} at most half the bucket), and this share holds something and at most half the bucket (the
+     * rest in the pool, for an instance the traffic moves to)
      * @param outcome whether the store settled the bucket; the numbers mean nothing otherwise
      */
     record Grant(long grant, long giveBack, long storeRemaining, boolean silent, Outcome outcome) {

@@ -11,16 +11,16 @@
 --   want, silence (us)
 --   (need: the largest cost of one request this instance saw; a share smaller than that can serve none of them)
 --   (want: what this instance expects to spend in its silence; silence: how long it may go without settling this
---   bucket when it is alone on it)
+--   bucket when the store lets it, see below)
 -- Returns, for each bucket: grant, give-back, pool left (whole tokens), silent (1 when this instance may stay silent
--- about the bucket for its silence: no other live instance holds a share or saw demand, and its share is at most half
--- the bucket).
+-- about the bucket for its silence).
 --
--- Alone on a bucket, an instance is granted no more than it wants (at least one request's worth): the rest stays in
--- the pool, where an instance the traffic moves to finds it while the quiet one is silent. Its at:i is stamped at the
--- end of its silence, so others count it dead only a stale period after that; the bucket lives that much longer. An
--- instance holding more than half the bucket (a client near its quota) is not let go silent: were it to die, the
--- others would find too little in the pool for that long.
+-- Silence: an instance alone on a bucket (no other live instance holds a share or saw demand), in use, whose client
+-- is far from its limit (it wants at most half the bucket in a silence) is granted at most half the bucket — bursts up
+-- to that are served from its share, the rest stays in the pool, where an instance the traffic moves to (or that
+-- outlives it) finds it while this one is silent — and may stay silent. Its at:i is stamped at the end of its silence,
+-- so others count it dead only a stale period after that; the bucket lives that much longer. A client near its quota,
+-- or an instance holding nothing, is not let go silent.
 --
 -- The pool's clock never runs backwards: after a failover to a server whose clock is behind, refills pause until
 -- the clock has caught up with the last settle instead of crediting the same interval twice.
@@ -88,12 +88,14 @@ for k = 1, #KEYS do
     local stamp = math.max(now, last)
 
     local alone = others_held == 0 and total_demand == demand
+    local half = math.floor(capacity / 2)
+    local may_silence = alone and demand > 0 and want <= half
     local grant = 0
     local give_back = 0
     if demand > 0 and total_demand > 0 then
         local target = math.floor((math.max(0, pool) + others_held + held) * demand / total_demand)
-        if alone and target > want then
-            target = want
+        if may_silence and target > half then
+            target = half
         end
         if target < need then
             -- A fair part too small for one request serves nobody: ask for one request's worth.
@@ -112,7 +114,8 @@ for k = 1, #KEYS do
     end
     pool = pool - grant
 
-    if not (alone and (held + grant - give_back) * 2 <= capacity) then
+    local kept = held + grant - give_back
+    if not (may_silence and kept > 0 and kept <= half) then
         silence = 0
     end
     redis.call('HSET', KEYS[k], 't', pool, 'ts', stamp, 'd:' .. me, demand, 'h:' .. me, held + grant, 'at:' .. me,

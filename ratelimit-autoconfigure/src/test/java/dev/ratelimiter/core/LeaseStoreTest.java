@@ -271,6 +271,38 @@ class LeaseStoreTest {
         }
 
         @Test
+        void aBurstAfterAQuietSpellIsReportedAsABurstNotSpreadOverTheSpell() {
+            grantedAfterFirstSight(50, false);
+            for (int i = 0; i < 5; i++) {
+                tick(); // idle: the share goes back at the first of these, then nothing to tell
+                if (!store.reports.isEmpty()) {
+                    store.answer(new SettleClient.Grant(0, 0, 100, false));
+                    store.reports.clear();
+                }
+            }
+            spend(40);
+            tick();
+            assertThat(store.reports).singleElement().extracting(SettleClient.Report::demand)
+                    .as("40 requests in the last interval weigh 40 against the others, not 40 × 0.1 s / 0.6 s")
+                    .isEqualTo(40L);
+        }
+
+        @Test
+        void aReportWhoseAnswerWasLostIsSentAgainWithTheRateItCarried() {
+            grantedAfterFirstSight(50, true);
+            for (int i = 0; i < 19; i++) {
+                spend(1);
+                tick();
+            }
+            assertThat(store.reports).singleElement().extracting(SettleClient.Report::want).isEqualTo(31L);
+            store.fail();
+            store.reports.clear();
+            tick(); // no request in this interval: the rate is still the one the lost report carried
+            assertThat(store.reports).singleElement().extracting(SettleClient.Report::want)
+                    .as("1 + 1.5 × 19 requests over 2 s × 2 s, not the need alone").isEqualTo(30L);
+        }
+
+        @Test
         void anInstanceThatSettlesEveryIntervalAsksForNoSilenceAndNoCap() {
             assertThat(leases.decide(List.of(check)).allowed()).isTrue();
             nanos.addAndGet(interval.toNanos());
