@@ -91,7 +91,7 @@ class SettlingByNeedTest {
                 perDecision, byNeed.bucketSettles.get(), decisions, redisMicros, perDecisionBefore,
                 everyInterval.bucketSettles.get(), decisionsBefore, redisMicrosBefore);
         // by need: each key's first settle, then about one per silence (2 s) at 7 requests a second: ~0.1
-        assertThat(perDecision).isLessThan(0.2);
+        assertThat(perDecision).isLessThan(0.25);
         // every interval: a key at 7/s has a request, or a share to give back, in nearly every interval: ~1.5
         assertThat(perDecisionBefore).isGreaterThan(0.4);
         assertThat(byNeed.refused.get() + everyInterval.refused.get()).as("nobody near the limit is refused").isZero();
