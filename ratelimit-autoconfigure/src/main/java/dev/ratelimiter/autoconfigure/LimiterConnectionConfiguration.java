@@ -53,7 +53,7 @@ final class LimiterConnectionConfiguration {
         StoreProperties settings = properties.getStore();
         boolean cluster = RedisLocation.splitBySlot(connectionFactory, settings.getRedisTopology());
         RedisRateLimitStore store = new RedisRateLimitStore(connection, keys, cluster, settings.getTimeout(),
-                settings.effectiveMaxWait());
+                settings.effectiveMaxWait(), settings.getCallsInFlight());
         boolean auto = settings.getType() == StoreProperties.StoreType.AUTO;
         RedisWarmup.atStartup(store, connection, settings.getStartupProbeTimeout(), auto);
         return new RateLimitRedis(store, keys, cluster, auto);

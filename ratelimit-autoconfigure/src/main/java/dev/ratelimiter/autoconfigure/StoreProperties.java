@@ -54,6 +54,14 @@ public class StoreProperties {
     private Duration settleInterval = Duration.ofMillis(100);
 
     /**
+     * The most exact-decision calls to Redis out at once (standalone and Sentinel): decisions that arrive meanwhile
+     * wait for a reply and go together in the next call, so that the batch grows with the load and one call's
+     * overhead is shared by more decisions. Idle, nothing waits. 0 sends every batch at once (no limit); on Redis
+     * Cluster calls are never held back.
+     */
+    private int callsInFlight = 1;
+
+    /**
      * The longest a local-mode key that only this instance uses goes without settling with Redis, while its share
      * lasts (it settles early when the share runs low, a request is refused, or another instance uses the key). Longer
      * costs Redis less per request; an instance the key's traffic moves to, or a dead instance's share, waits up to this
@@ -173,6 +181,14 @@ public class StoreProperties {
 
     public void setSettleInterval(Duration settleInterval) {
         this.settleInterval = settleInterval;
+    }
+
+    public int getCallsInFlight() {
+        return callsInFlight;
+    }
+
+    public void setCallsInFlight(int callsInFlight) {
+        this.callsInFlight = callsInFlight;
     }
 
     public Duration getSettleMaxSilence() {

@@ -73,11 +73,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
      */
     public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout,
             Duration maxWait) {
+        this(redis, keys, splitBySlot, timeout, maxWait, 0);
+    }
+
+    /**
+     * @param callsInFlight the most decision calls out at once before decisions wait for a reply and go together
+     * (standalone and Sentinel; see {@link DecisionBatcher}); 0 for no limit
+     */
+    public RedisRateLimitStore(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout,
+            Duration maxWait, int callsInFlight) {
+        if (callsInFlight < 0) {
+            throw new IllegalArgumentException("Calls in flight (ratelimit.store.calls-in-flight) must be 0 (no limit) "
+                    + "or more, but it was " + callsInFlight);
+        }
         this.redis = redis;
         this.keys = keys;
         this.splitBySlot = splitBySlot;
         this.permits = new RedisPermits(redis, keys, splitBySlot, System::nanoTime);
-        this.batcher = new DecisionBatcher(redis, splitBySlot, timeout, maxWait);
+        this.batcher = new DecisionBatcher(redis, splitBySlot, timeout, maxWait, callsInFlight);
     }
 
     @Override
