@@ -143,6 +143,24 @@ final class BenchGateway implements AutoCloseable {
     }
 
     /**
+     * CPU time the gateway's process has used so far, user and system, in microseconds ({@code /proc/<pid>/stat} at
+     * 100 ticks a second), or -1 where that cannot be read: per request, the figure a shared machine keeps steadier
+     * than requests per second.
+     */
+    long cpuMicros() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // after the command name, which may hold spaces, in brackets: field 3 (state) onwards; utime and stime
+            // are fields 14 and 15
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000;
+        }
+        catch (IOException | RuntimeException ex) {
+            return -1;
+        }
+    }
+
+    /**
      * Nanoseconds the gateway's JIT compilers have spent so far ({@code java.ci.totalTime}, {@code sun.ci.totalTime}
      * before JDK 17, through {@code jcmd PerfCounter.print}), or -1 when that cannot be read.
      */

@@ -41,7 +41,7 @@ public final class SideBySide {
 
     /** One case in one round. */
     record Measured(Case limiter, int round, LoadResult allow, LoadResult deny, List<Paced> paced,
-            CommandStats allowRedis, CommandStats denyRedis, long fallbackDecisions) {
+            CommandStats allowRedis, CommandStats denyRedis, long fallbackDecisions, long allowGatewayCpuMicros) {
 
         /** The allowed path at {@code share} of limiter off's saturating rate, or {@code null} when not run. */
         Paced at(double share) {
@@ -127,7 +127,9 @@ public final class SideBySide {
                     gateway::compileNanos);
             long fallbackBefore = gateway.fallbackDecisions();
             CommandStats before = CommandStats.of(redis);
+            long gatewayCpuBefore = gateway.cpuMicros();
             LoadResult allow = load.run(allowUrl, options.connections, options.duration, options.keys);
+            long gatewayCpu = gatewayCpuBefore < 0 ? -1 : gateway.cpuMicros() - gatewayCpuBefore;
             CommandStats allowRedis = CommandStats.of(redis).minus(before);
             long fallbacks = gateway.fallbackDecisions() - fallbackBefore;
             // The refused path runs code the allowed path has warmed already (server, filter, limiter): a shorter minimum.
@@ -157,7 +159,7 @@ public final class SideBySide {
                             gateway.fallbackDecisions() - fallbackAtStart));
                 }
             }
-            return new Measured(limiter, round, allow, deny, paced, allowRedis, denyRedis, fallbacks);
+            return new Measured(limiter, round, allow, deny, paced, allowRedis, denyRedis, fallbacks, gatewayCpu);
         }
     }
 

@@ -18,8 +18,8 @@ final class SideBySideReport {
         int rounds = results.stream().mapToInt(Measured::round).max().orElse(0);
         StringBuilder out = new StringBuilder("## Side by side\n\n").append(setup).append("\n\n");
         out.append("| case | allow req/s | vs off | allow p50 / p99 ms | deny req/s | vs off | script calls / request "
-                + "| Redis commands / request | Redis CPU µs / request | fallback decisions |\n");
-        out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+                + "| Redis commands / request | Redis CPU µs / request | gateway CPU µs / request | fallback decisions |\n");
+        out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (Case limiter : Case.values()) {
             List<Measured> mine = results.stream().filter(m -> m.limiter() == limiter).toList();
             if (mine.isEmpty()) {
@@ -38,6 +38,8 @@ final class SideBySideReport {
                             m.allow()))))
                     .append(" | ").append(each(mine, m -> fmt("%.0f", perRequest(m.allowRedis().cpuMicros(),
                             m.allow()))))
+                    .append(" | ").append(each(mine, m -> m.allowGatewayCpuMicros() < 0 ? "-"
+                            : fmt("%.0f", perRequest(m.allowGatewayCpuMicros(), m.allow()))))
                     .append(" | ").append(each(mine, m -> limiter.ours()
                             ? fmt("%.2f %%", 100.0 * m.fallbackDecisions() / Math.max(1, m.allow().requests()))
                             : "-"))
@@ -48,7 +50,8 @@ final class SideBySideReport {
                 + "Refused path: requests per second answered (429s) for one client at 10/s. Script calls and "
                 + "commands: Redis's own INFO commandstats over the allowed run, per request (commands inside scripts "
                 + "included); Redis CPU: its process's user + system time over the allowed run, per request (Redis "
-                + "runs on the gateway's machine here: its CPU is the gateway's loss). Fallback decisions: decisions of "
+                + "runs on the gateway's machine here: its CPU is the gateway's loss); gateway CPU: the gateway process's user + system "
+                + "time over the allowed run, per request (JIT included, whatever is left of it). Fallback decisions: decisions of "
                 + "ours made without Redis (timeout or breaker) on the allowed run, as a share of requests.\n");
         paced(results, out);
         if (rounds > 0) {
