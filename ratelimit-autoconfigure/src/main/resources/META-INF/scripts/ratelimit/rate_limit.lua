@@ -49,6 +49,10 @@
 --
 -- A key holding another type than its check expects (written by hand, or by an older limiter that named buckets
 -- otherwise) is dropped and starts afresh, rather than failing every decision that touches it.
+--
+-- Cost: Redis runs a script alone, and what a script allocates its garbage collector must sweep. So a check's outcome
+-- travels as values, not tables: a request of one check (the usual) builds no table of its own, one of several builds
+-- one table per check, to hold its outcome until all are decided.
 
 local slack_ms = tonumber(ARGV[1])
 local time = redis.call('TIME')
@@ -59,49 +63,45 @@ if stale_after > 0 and now > stale_after then
     return { now }
 end
 
-local function failed(reply)
-    return type(reply) == 'table' and reply.err ~= nil
-end
-
-local function read_hash(key, ...)
-    local state = redis.pcall('HMGET', key, ...)
-    if failed(state) then
-        redis.call('DEL', key)
-        return {}
-    end
-    return state
-end
-
+-- Decides the check on KEYS[i] with its arguments from ARGV[base], writing nothing but what a key of another type
+-- forces. Returns allowed, remaining, retry-after us, reset-after us, ttl (whole ms), cost, kind, shadow; then the
+-- write if the request goes ahead (true and up to three values: a token bucket's t and ts, a window's w, c and p, a
+-- lease's end and its permit), then the repair written in any case (true and up to three values, as the write).
+-- Or nil and a message when the check's state could not be kept.
 local function decide(i, base)
+    local key = KEYS[i]
     local kind = ARGV[base]
     local p1 = tonumber(ARGV[base + 1])
     local p2 = tonumber(ARGV[base + 2])
     local cost = tonumber(ARGV[base + 3])
     local shadow = ARGV[base + 4] == '1'
-    local allowed, remaining, retry_us, reset_us, write, ttl, repair
+    local allowed, remaining, retry_us, reset_us, ttl
+    local write, write_a, write_b, write_c = false
+    local repair, repair_a, repair_b, repair_c = false
 
     if kind == 'c' then
         local permit = ARGV[base + 3]
         cost = 1
         local now_ms = math.floor(now / 1000)
-        if failed(redis.pcall('ZREMRANGEBYSCORE', KEYS[i], '-inf', now_ms)) then
-            redis.call('DEL', KEYS[i])
+        local dropped = redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now_ms)
+        if type(dropped) == 'table' and dropped.err ~= nil then
+            redis.call('DEL', key)
         end
         -- A permit whose lease ends more than one lease from now was stamped on a clock ahead of this one: brought
         -- back to one lease, or a dead instance's permit would hold its place for as long as the clock stepped back.
-        local ahead = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. (now_ms + p2), '+inf')
+        local ahead = redis.call('ZRANGEBYSCORE', key, '(' .. (now_ms + p2), '+inf')
         for _, id in ipairs(ahead) do
-            redis.call('ZADD', KEYS[i], 'XX', now_ms + p2, id)
+            redis.call('ZADD', key, 'XX', now_ms + p2, id)
         end
-        local in_progress = redis.call('ZCARD', KEYS[i])
-        if redis.call('ZSCORE', KEYS[i], permit) then
+        local in_progress = redis.call('ZCARD', key)
+        if redis.call('ZSCORE', key, permit) then
             in_progress = in_progress - 1
         end
         if in_progress < p1 then
             allowed = 1
             remaining = p1 - in_progress - 1
             retry_us = 0
-            write = { now_ms + p2, permit }
+            write, write_a, write_b = true, now_ms + p2, permit
         else
             allowed = 0
             remaining = 0
@@ -112,15 +112,20 @@ local function decide(i, base)
     elseif kind == 't' then
         local rate = p2 / 1000000
         local fill_us = p1 / rate
-        local state = read_hash(KEYS[i], 't', 'ts')
-        local tokens = tonumber(state[1])
-        local last = tonumber(state[2])
+        local state = redis.pcall('HMGET', key, 't', 'ts')
+        local tokens, last
+        if state.err then
+            redis.call('DEL', key)
+        else
+            tokens = tonumber(state[1])
+            last = tonumber(state[2])
+        end
         if tokens == nil or last == nil then
             tokens = p1
             last = now
         elseif last > now + fill_us then
             last = now
-            repair = { 't', math.min(p1, tokens), 'ts', now }
+            repair, repair_a, repair_b = true, math.min(p1, tokens), now
         end
         local paused_us = math.max(0, last - now)
         tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
@@ -128,7 +133,7 @@ local function decide(i, base)
             allowed = 1
             remaining = tokens - cost
             retry_us = 0
-            write = { 't', remaining, 'ts', math.max(now, last) }
+            write, write_a, write_b = true, remaining, math.max(now, last)
         else
             allowed = 0
             remaining = tokens
@@ -140,15 +145,20 @@ local function decide(i, base)
         local window_us = p2 * 1000
         local index = math.floor(now / window_us)
         local elapsed = (now - index * window_us) / window_us
-        local state = read_hash(KEYS[i], 'w', 'c', 'p')
-        local w = tonumber(state[1])
-        local cur = tonumber(state[2]) or 0
-        local prev = tonumber(state[3]) or 0
+        local state = redis.pcall('HMGET', key, 'w', 'c', 'p')
+        local w, cur, prev = nil, 0, 0
+        if state.err then
+            redis.call('DEL', key)
+        else
+            w = tonumber(state[1])
+            cur = tonumber(state[2]) or 0
+            prev = tonumber(state[3]) or 0
+        end
         if w ~= nil and w > index then
             if w - index > 1 then
                 -- Far ahead of this clock: count on from here instead of waiting for the stored window.
                 w = index
-                repair = { 'w', index, 'c', cur, 'p', prev }
+                repair, repair_a, repair_b, repair_c = true, index, cur, prev
             else
                 -- Stepped back: still in the stored window, at its start.
                 index = w
@@ -171,7 +181,7 @@ local function decide(i, base)
             remaining = p1 - estimate - cost
             retry_us = 0
             cur = cur + cost
-            write = { 'w', index, 'c', cur, 'p', prev }
+            write, write_a, write_b, write_c = true, index, cur, prev
         else
             allowed = 0
             remaining = p1 - estimate
@@ -199,60 +209,87 @@ local function decide(i, base)
         return nil, 'ERR check ' .. i .. ' (' .. tostring(kind) .. ') would live ' .. tostring(ttl)
             .. ' ms; limits must keep their state at most 800 days'
     end
-    return { allowed, remaining, retry_us, reset_us, write, math.ceil(ttl), cost, kind, shadow, repair }
+    return allowed, remaining, retry_us, reset_us, math.ceil(ttl), cost, kind, shadow,
+        write, write_a, write_b, write_c, repair, repair_a, repair_b, repair_c
 end
 
 local out = {}
-local requests = tonumber(ARGV[4])
+local o = 0
+
+-- A token bucket's or a window's state, and its lifetime.
+local function write_state(key, kind, ttl, a, b, c)
+    if kind == 't' then
+        redis.call('HSET', key, 't', a, 'ts', b)
+    else
+        redis.call('HSET', key, 'w', a, 'c', b, 'p', c)
+    end
+    redis.call('PEXPIRE', key, ttl)
+end
+
+-- Writes what one decided check of a request leaves (nothing of it when an enforced check of the request refused,
+-- but its repair) and adds its four numbers to the reply.
+local function settle(i, enforced_denial, allowed, remaining, retry_us, reset_us, ttl, cost, kind, shadow,
+        write, write_a, write_b, write_c, repair, repair_a, repair_b, repair_c)
+    local key = KEYS[i]
+    if enforced_denial or not write then
+        if enforced_denial and allowed == 1 then
+            remaining = remaining + cost
+        end
+        if repair then
+            write_state(key, kind, ttl, repair_a, repair_b, repair_c)
+        end
+    elseif kind == 'c' then
+        redis.call('ZADD', key, write_a, write_b)
+        if redis.call('PTTL', key) < ttl then
+            redis.call('PEXPIRE', key, ttl)
+        end
+    else
+        write_state(key, kind, ttl, write_a, write_b, write_c)
+    end
+    out[o + 1] = allowed
+    out[o + 2] = math.floor(math.max(0, remaining))
+    out[o + 3] = retry_us
+    out[o + 4] = reset_us
+    o = o + 4
+end
+
 local key = 0
 local at = 5
-for r = 1, requests do
+for r = 1, tonumber(ARGV[4]) do
     local n = tonumber(ARGV[at])
     at = at + 1
-    local first = key + 1
-    local results = {}
-    local enforced_denial = false
-    for c = 1, n do
-        local result, failure = decide(first + c - 1, at + (c - 1) * 5)
-        if not result then
-            return redis.error_reply(failure)
+    if n == 1 then
+        local allowed, detail, retry_us, reset_us, ttl, cost, kind, shadow, write, write_a, write_b, write_c,
+            repair, repair_a, repair_b, repair_c = decide(key + 1, at)
+        if not allowed then
+            return redis.error_reply(detail)
         end
-        if result[1] == 0 and not result[9] then
-            enforced_denial = true
+        local enforced_denial = allowed == 0 and not shadow
+        o = o + 1
+        out[o] = enforced_denial and 0 or 1
+        settle(key + 1, enforced_denial, allowed, detail, retry_us, reset_us, ttl, cost, kind, shadow, write,
+            write_a, write_b, write_c, repair, repair_a, repair_b, repair_c)
+    else
+        local results = {}
+        local enforced_denial = false
+        for c = 1, n do
+            local result = { decide(key + c, at + (c - 1) * 5) }
+            if not result[1] then
+                return redis.error_reply(result[2])
+            end
+            if result[1] == 0 and not result[8] then
+                enforced_denial = true
+            end
+            results[c] = result
         end
-        results[c] = result
-    end
-    out[#out + 1] = enforced_denial and 0 or 1
-    for c = 1, n do
-        local i = first + c - 1
-        local result = results[c]
-        local remaining = result[2]
-        if enforced_denial or not result[5] then
-            if enforced_denial and result[1] == 1 then
-                remaining = remaining + result[7]
-            end
-            if result[10] then
-                redis.call('HSET', KEYS[i], unpack(result[10]))
-                redis.call('PEXPIRE', KEYS[i], result[6])
-            end
-        else
-            if result[8] == 'c' then
-                redis.call('ZADD', KEYS[i], unpack(result[5]))
-                if redis.call('PTTL', KEYS[i]) < result[6] then
-                    redis.call('PEXPIRE', KEYS[i], result[6])
-                end
-            else
-                redis.call('HSET', KEYS[i], unpack(result[5]))
-                redis.call('PEXPIRE', KEYS[i], result[6])
-            end
+        o = o + 1
+        out[o] = enforced_denial and 0 or 1
+        for c = 1, n do
+            settle(key + c, enforced_denial, unpack(results[c], 1, 16))
         end
-        out[#out + 1] = result[1]
-        out[#out + 1] = math.floor(math.max(0, remaining))
-        out[#out + 1] = result[3]
-        out[#out + 1] = result[4]
     end
     key = key + n
     at = at + n * 5
 end
-out[#out + 1] = now
+out[o + 1] = now
 return out
