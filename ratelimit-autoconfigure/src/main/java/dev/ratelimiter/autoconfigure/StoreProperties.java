@@ -59,7 +59,7 @@ public class StoreProperties {
      * overhead is shared by more decisions. Idle, nothing waits. 0 sends every batch at once (no limit); on Redis
      * Cluster calls are never held back.
      */
-    private int callsInFlight = 1;
+    private int callsInFlight = 2;
 
     /**
      * The longest a local-mode key that only this instance uses goes without settling with Redis, while its share

@@ -37,7 +37,8 @@ import io.lettuce.core.RedisURI;
  * this JVM's process CPU per decision (the limiter's client side plus this small load loop).
  *
  * <p>{@code java -cp benchmarks.jar dev.ratelimiter.benchmarks.ExactStoreCost [--in-flight=64] [--seconds=10]
- * [--rounds=3] [--warmup=5]}
+ * [--rounds=3] [--warmup=5] [--calls-in-flight=1]} ({@code calls-in-flight}: the store's
+ * {@code ratelimit.store.calls-in-flight}, 0 for no limit)
  */
 public final class ExactStoreCost {
 
@@ -51,6 +52,7 @@ public final class ExactStoreCost {
         int seconds = option(args, "seconds", 10);
         int rounds = option(args, "rounds", 3);
         int warmup = option(args, "warmup", 5);
+        int callsInFlight = option(args, "calls-in-flight", 1);
         try (RedisServer redis = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
             LimiterConnection connection = new LimiterConnection(() -> client, redis.description(),
@@ -62,10 +64,10 @@ public final class ExactStoreCost {
             }
             // The gateway's timeout is 5 ms; on a shared machine a generous one keeps fallbacks out of the figures.
             RedisRateLimitStore store = new RedisRateLimitStore(connection, new RedisKeys("rl"), false,
-                    Duration.ofSeconds(2));
+                    Duration.ofSeconds(2), Duration.ofSeconds(3), callsInFlight);
             List<List<Check>> checks = checks();
             run(store, checks, inFlight, Duration.ofSeconds(warmup));
-            System.out.printf("in flight %d, %d s a round%n", inFlight, seconds);
+            System.out.printf("in flight %d, calls in flight %d, %d s a round%n", inFlight, callsInFlight, seconds);
             for (int round = 1; round <= rounds; round++) {
                 CommandStats before = CommandStats.of(redis);
                 long cpuBefore = processCpuNanos();
