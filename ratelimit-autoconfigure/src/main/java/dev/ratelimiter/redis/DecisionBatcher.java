@@ -6,12 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimiter.core.Background;
 import dev.ratelimiter.core.StoreTimeoutException;
@@ -28,8 +28,9 @@ import io.lettuce.core.cluster.SlotHash;
  * {@code callsInFlight} calls are out at once (standalone and Sentinel): the decisions that arrive meanwhile wait for
  * a reply and go together in the next call — the batch grows with the load by itself, and so does what one call's
  * overhead (a system call and a wake-up on each side, ~14 µs of Redis CPU and ~20 µs of the gateway's, measured by
- * {@code ExactStoreCost}) is shared by. Each call's staleness deadline is its oldest request's ask plus the longest
- * wait, so that a request that waited for a reply is never decided by Redis after the gateway gave up on it. On Redis
+ * {@code ExactStoreCost}) is shared by. A call out for two timeouts no longer holds anyone back, and nobody waits
+ * while the connection is down. Each call's staleness deadline is its oldest request's ask plus the longest wait, so
+ * that a request that waited for a reply is never decided by Redis after the gateway gave up on it. On Redis
  * Cluster a call can only touch one slot, so requests are grouped by their slot, and calls to different primaries are
  * not held back.
  */
@@ -50,9 +51,9 @@ final class DecisionBatcher {
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean flushQueued = new AtomicBoolean();
     private final int callsInFlight;
-    private final AtomicInteger inFlight = new AtomicInteger();
-    /** When the last call was made: a call out longer than the longest wait no longer holds the others back. */
-    private volatile long lastCallNanos;
+    /** Calls made and not answered yet; one holds the others back only while it is younger than {@link #holdNanos}. */
+    private final Set<OutCall> out = ConcurrentHashMap.newKeySet();
+    private final long holdNanos;
     private final AtomicBoolean recheckArmed = new AtomicBoolean();
 
     /**
@@ -73,6 +74,15 @@ final class DecisionBatcher {
         this.timeout = timeout;
         this.maxWaitNanos = maxWait.toNanos();
         this.callsInFlight = bySlot ? 0 : Math.max(0, callsInFlight);
+        // A healthy call is answered within the timeout of its write; one out for twice that (never written, its
+        // connection lost with it, or Redis silent) no longer holds the decisions behind it.
+        this.holdNanos = timeout.toNanos() * 2;
+    }
+
+    /** One call out, by identity. */
+    private static final class OutCall {
+
+        final long madeNanos = System.nanoTime();
     }
 
     /**
@@ -104,15 +114,14 @@ final class DecisionBatcher {
     private void flush() {
         // Cleared before draining: a decision queued from now on either is drained here or queues the next flush.
         flushQueued.set(false);
-        if (callsInFlight > 0 && inFlight.get() >= callsInFlight
-                && System.nanoTime() - lastCallNanos < maxWaitNanos) {
-            // The next reply flushes what waits (it looks after decrementing: nothing is left behind). Should no reply
-            // come (a call never written, a connection lost with it), a look after the longest wait sends anyway.
+        if (holding()) {
+            // The next reply flushes what waits (it looks after removing its call: nothing is left behind). Should no
+            // reply come in time, a look once the calls out stop holding sends anyway.
             if (recheckArmed.compareAndSet(false, true)) {
                 Background.scheduler().schedule(() -> {
                     recheckArmed.set(false);
                     flushSoon();
-                }, maxWaitNanos, TimeUnit.NANOSECONDS);
+                }, holdNanos, TimeUnit.NANOSECONDS);
             }
             return;
         }
@@ -180,24 +189,48 @@ final class DecisionBatcher {
                 : clock;
         // The first of these requests was asked for first (the queue keeps their order): its longest wait ends first.
         CompletableFuture<List<Long>> call;
-        inFlight.incrementAndGet();
-        lastCallNanos = System.nanoTime();
+        OutCall made = new OutCall();
+        out.add(made);
         try {
             call = redis.scriptHere(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI, keys, arguments,
                     new WireTimedCommand.Timing(timeout.toNanos(), storeClock, requests.get(0).askedNanos
                             + maxWaitNanos));
         }
         catch (RuntimeException ex) {
-            inFlight.decrementAndGet();
+            out.remove(made);
             throw ex;
         }
         call.whenComplete((reply, failure) -> {
-            inFlight.decrementAndGet();
+            out.remove(made);
             if (!pending.isEmpty()) {
                 flushSoon();
             }
             answer(sent, reply, failure, storeClock);
         });
+    }
+
+    /**
+     * Whether decisions wait for a reply before they go out: as many calls are out as allowed, each younger than
+     * {@link #holdNanos}, and the connection is open (closed, a call fails at once, sending nothing: nobody waits for
+     * that).
+     */
+    private boolean holding() {
+        if (callsInFlight == 0 || out.size() < callsInFlight || !redis.connected()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        int young = 0;
+        for (OutCall call : out) {
+            if (now - call.madeNanos < holdNanos) {
+                young++;
+            }
+        }
+        return young >= callsInFlight;
+    }
+
+    /** For tests: a call that is never answered, as one Lettuce buffered while its connection was lost. */
+    void callNeverAnswered() {
+        out.add(new OutCall());
     }
 
     /** Hands each request its part of the reply, or the failure. */

@@ -93,6 +93,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
         this.batcher = new DecisionBatcher(redis, splitBySlot, timeout, maxWait, callsInFlight);
     }
 
+    /** For tests: the batcher the decisions go through. */
+    DecisionBatcher batcher() {
+        return batcher;
+    }
+
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
         // A caller that stops waiting must not cancel the command: its reply reports the permits it took.

@@ -97,6 +97,24 @@ class CallsInFlightTest {
         }
     }
 
+    @Test
+    void callsThatAreNeverAnsweredStopHoldingTheOthersBackAfterTwoTimeouts() {
+        try (TestConnection connection = TestConnection.open(redis.host(), redis.port())) {
+            // the product's defaults: 5 ms timeout, 105 ms longest wait, two calls out
+            RedisRateLimitStore store = new RedisRateLimitStore(connection.connection(), KEYS, false,
+                    Duration.ofMillis(5), Duration.ofMillis(105), 2);
+            // two calls Lettuce buffered when their connection was lost and never wrote: no timer, no answer
+            store.batcher().callNeverAnswered();
+            store.batcher().callNeverAnswered();
+            for (int n = 0; n < 8; n++) {
+                // held until those two are ten milliseconds old, not for the longest wait after each new call (which
+                // would send every decision past its deadline: refused by Redis as stale, decided by the fallback)
+                Verdict verdict = store.evaluate(List.of(check(roomy, "behind-" + n))).block(Duration.ofSeconds(5));
+                assertThat(verdict.allowed()).as("decision %d", n).isTrue();
+            }
+        }
+    }
+
     private double decisionsPerCall(RedisRateLimitStore store) throws Exception {
         long callsBefore = scriptCalls();
         long decisions = concurrently(8, 300, () -> {

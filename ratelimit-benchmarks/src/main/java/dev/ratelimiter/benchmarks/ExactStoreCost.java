@@ -37,7 +37,7 @@ import io.lettuce.core.RedisURI;
  * this JVM's process CPU per decision (the limiter's client side plus this small load loop).
  *
  * <p>{@code java -cp benchmarks.jar dev.ratelimiter.benchmarks.ExactStoreCost [--in-flight=64] [--seconds=10]
- * [--rounds=3] [--warmup=5] [--calls-in-flight=1]} ({@code calls-in-flight}: the store's
+ * [--rounds=3] [--warmup=5] [--calls-in-flight=2]} ({@code calls-in-flight}: the store's
  * {@code ratelimit.store.calls-in-flight}, 0 for no limit)
  */
 public final class ExactStoreCost {
@@ -52,7 +52,7 @@ public final class ExactStoreCost {
         int seconds = option(args, "seconds", 10);
         int rounds = option(args, "rounds", 3);
         int warmup = option(args, "warmup", 5);
-        int callsInFlight = option(args, "calls-in-flight", 1);
+        int callsInFlight = option(args, "calls-in-flight", 2);
         try (RedisServer redis = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
             LimiterConnection connection = new LimiterConnection(() -> client, redis.description(),
