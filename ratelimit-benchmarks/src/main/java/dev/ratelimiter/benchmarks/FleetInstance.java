@@ -65,6 +65,7 @@ final class FleetInstance implements AutoCloseable {
                 .maxWait(maxWait)
                 .fallbackCharges(new RedisFallbackCharges(connection, keys, redis.cluster()))
                 .settleInterval(interval)
+                .settleMaxSilence(options.settleMaxSilence())
                 .build();
         FleetInstance instance = new FleetInstance(connection, heartbeats, stack);
         heartbeats.start();

@@ -145,6 +145,11 @@ record FleetOptions(int instances, double rate, int keys, Duration warmup, Durat
         return scaled(StoreStack.DEFAULT_SETTLE_INTERVAL);
     }
 
+    /** The product's settle silence, in the simulated fleet's own time. */
+    Duration settleMaxSilence() {
+        return scaled(StoreStack.DEFAULT_SETTLE_MAX_SILENCE);
+    }
+
     Duration heartbeatInterval() {
         return scaled(HEARTBEAT_INTERVAL);
     }
