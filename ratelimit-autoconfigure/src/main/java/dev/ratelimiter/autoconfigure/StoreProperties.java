@@ -49,7 +49,8 @@ public class StoreProperties {
     private String breakerName = "ratelimit-redis";
 
     /**
-     * How often each instance settles its shares of local-mode buckets with Redis (one call for all keys).
+     * How often each instance settles its shares of local-mode buckets with Redis, at most (one call for all the keys
+     * that need it).
      */
     private Duration settleInterval = Duration.ofMillis(100);
 
@@ -62,10 +63,11 @@ public class StoreProperties {
     private int callsInFlight = 2;
 
     /**
-     * The longest a local-mode key that only this instance uses goes without settling with Redis, while its share
-     * lasts (it settles early when the share runs low, a request is refused, or another instance uses the key). Longer
-     * costs Redis less per request; an instance the key's traffic moves to, or a dead instance's share, waits up to this
-     * long. 0 settles every key in use at every interval.
+     * The longest a local-mode key goes without settling with Redis when only this instance uses it and its client
+     * would spend at most half the bucket in that time: it then holds at most half the bucket (the rest stays in
+     * Redis for any other instance) and settles early when its share runs low, a request is refused or its client
+     * pauses. Longer costs Redis less per request; a dead instance's silent share returns that much later. 0 settles
+     * every key in use at every interval.
      */
     private Duration settleMaxSilence = Duration.ofSeconds(2);
 
