@@ -116,13 +116,13 @@ class CallsInFlightTest {
     }
 
     private double decisionsPerCall(RedisRateLimitStore store) throws Exception {
-        long callsBefore = scriptCalls();
+        long callsBefore = ScriptCalls.of(redis);
         long decisions = concurrently(8, 300, () -> {
             store.evaluate(List.of(check(roomy, "key-" + ThreadLocalRandom.current().nextInt(1_000))))
                     .block(Duration.ofSeconds(10));
             return 1;
         });
-        return (double) decisions / (scriptCalls() - callsBefore);
+        return (double) decisions / (ScriptCalls.of(redis) - callsBefore);
     }
 
     /** {@code threads} closed loops of {@code each} calls of {@code work}; the sum of what they returned. */
@@ -166,13 +166,4 @@ class CallsInFlightTest {
         return new Check(rule, new BucketKey(ClientIds.unkeyed().of(client), rule.id()), 1, false);
     }
 
-    private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-            }
-        }
-        return calls;
-    }
 }

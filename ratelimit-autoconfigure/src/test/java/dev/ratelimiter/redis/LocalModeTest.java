@@ -100,11 +100,11 @@ class LocalModeTest {
 
     @Test
     void storeCallsStayAtTheSettleRateAtTwentyThousandDecisionsPerSecond() {
-        long callsBefore = scriptCalls();
+        long callsBefore = ScriptCalls.of(redis);
         long start = System.nanoTime();
         long decisions = drive(Duration.ofSeconds(2), 20_000, tick -> tick % 3, null);
         double seconds = (System.nanoTime() - start) / 1e9;
-        long calls = scriptCalls() - callsBefore;
+        long calls = ScriptCalls.of(redis) - callsBefore;
         double perSecond = calls / seconds;
         // 3,000 active keys settle in calls of at most MAX_BUCKETS_PER_CALL buckets, whatever the traffic.
         long callsPerSettle = (3_000 + RedisSettleClient.MAX_BUCKETS_PER_CALL - 1) / RedisSettleClient.MAX_BUCKETS_PER_CALL;
@@ -121,11 +121,11 @@ class LocalModeTest {
 
     @Test
     void aNoisyClientAtTwentyTimesItsQuotaIsRefusedLocallyAndStoreCallsDoNotGrow() {
-        long callsBefore = scriptCalls();
+        long callsBefore = ScriptCalls.of(redis);
         long start = System.nanoTime();
         long admitted = drive(Duration.ofSeconds(3), 2_000, tick -> tick % 3, "noisy");
         double seconds = (System.nanoTime() - start) / 1e9;
-        long calls = scriptCalls() - callsBefore;
+        long calls = ScriptCalls.of(redis) - callsBefore;
         System.out.printf("Noisy at 20x quota for 3 s: %d of %d admitted, %d store calls (%.1f/s)%n", admitted,
                 total(), calls, calls / seconds);
         assertThat(admitted).isBetween(360L, 440L);
@@ -211,17 +211,17 @@ class LocalModeTest {
         cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
         Verdict denied = cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
         assertThat(denied.allowed()).isFalse();
-        long callsAfterDenial = scriptCalls();
+        long callsAfterDenial = ScriptCalls.of(redis);
         for (int i = 0; i < 200; i++) {
             Verdict again = cache.evaluate(List.of(check)).block(Duration.ofSeconds(2));
             assertThat(again.allowed()).isFalse();
             assertThat(again.outcomes().get(0).retryAfter()).isLessThanOrEqualTo(DenialCache.MAX_MEMORY);
         }
-        assertThat(scriptCalls() - callsAfterDenial).as("200 refusals, no store call").isZero();
+        assertThat(ScriptCalls.of(redis) - callsAfterDenial).as("200 refusals, no store call").isZero();
         sleep(Duration.ofMillis(1_100));
         assertThat(cache.evaluate(List.of(check)).block(Duration.ofSeconds(2)).allowed())
                 .as("after the retry time the store is asked again, and a token has refilled").isTrue();
-        assertThat(scriptCalls() - callsAfterDenial).isEqualTo(1);
+        assertThat(ScriptCalls.of(redis) - callsAfterDenial).isEqualTo(1);
     }
 
     /**
@@ -270,17 +270,6 @@ class LocalModeTest {
         return decisionsSent;
     }
 
-    /** Script calls Redis has served (EVALSHA and EVAL), counted by Redis itself. */
-    private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                String stats = line.substring(line.indexOf(':') + 1);
-                calls += Long.parseLong(stats.split(",")[0].substring("calls=".length()));
-            }
-        }
-        return calls;
-    }
 
     private static void sleep(Duration duration) {
         try {

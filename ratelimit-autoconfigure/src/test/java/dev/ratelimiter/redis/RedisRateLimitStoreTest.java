@@ -252,12 +252,12 @@ class RedisRateLimitStoreTest {
         for (int c = 0; c < 400; c += 3) {
             evaluate(check(own, "client-" + c, 1));
         }
-        long scriptsBefore = scriptCalls();
+        long scriptsBefore = ScriptCalls.of(redis);
         List<Verdict> verdicts = reactor.core.publisher.Flux.range(0, 400)
                 .flatMap(c -> store.evaluate(List.of(new Check(shared, new BucketKey(ClientIds.unkeyed().of("everyone"),
                         "shared"), 1, false), check(own, "client-" + c, 1))), 400)
                 .collectList().block(Duration.ofSeconds(30));
-        long scripts = scriptCalls() - scriptsBefore;
+        long scripts = ScriptCalls.of(redis) - scriptsBefore;
         long allowed = verdicts.stream().filter(Verdict::allowed).count();
         long refusedByOwn = verdicts.stream().filter(v -> !v.outcomes().get(1).allowed()).count();
         System.out.printf("400 decisions at once: %d script calls, %d allowed%n", scripts, allowed);
@@ -268,15 +268,6 @@ class RedisRateLimitStoreTest {
         assertThat(scripts).as("script calls for 400 decisions that arrived together").isLessThan(400);
     }
 
-    private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
-            }
-        }
-        return calls;
-    }
 
     /**
      * The seed budgets ~100 bytes per counter. Measured with MEMORY USAGE (which counts the key name, the value and
