@@ -6,12 +6,13 @@ import java.util.List;
 import dev.ratelimiter.autoconfigure.IdentitySourceProperties.Source;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ClaimSource;
-import dev.ratelimiter.gateway.ConfiguredIdentityResolver;
 import dev.ratelimiter.gateway.ExpressionSource;
 import dev.ratelimiter.gateway.IdentitySource;
 import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
+import dev.ratelimiter.gateway.webflux.ConfiguredIdentityResolver;
+import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
@@ -33,7 +34,7 @@ final class IdentityResolvers {
     static RequestIdentityResolver of(RateLimitProperties properties, BeanFactory beans, ClassLoader classLoader) {
         IdentityProperties identity = properties.getIdentity();
         if (fromHeaders(identity)) {
-            return requestIdentity(properties, AdapterSettings.tierHeader(properties));
+            return new HeaderIdentityResolver(requestIdentity(properties, AdapterSettings.tierHeader(properties)));
         }
         boolean claims = ClaimSource.available(classLoader);
         IdentitySourceProperties.ApiKey apiKey = identity.getApiKey();

@@ -5,13 +5,14 @@ import java.time.Clock;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
-import dev.ratelimiter.gateway.ClientHeaderStripping;
-import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
-import dev.ratelimiter.gateway.RefusalWriter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
-import dev.ratelimiter.gateway.TimeBoundIdentityResolver;
+import dev.ratelimiter.gateway.webflux.ClientHeaderStripping;
+import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
+import dev.ratelimiter.gateway.webflux.RateLimitFilter;
+import dev.ratelimiter.gateway.webflux.RefusalWriter;
+import dev.ratelimiter.gateway.webflux.TimeBoundIdentityResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -64,7 +65,7 @@ public final class RateLimitGatewayAutoConfiguration {
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
         return new RateLimitFilter(evaluator, requestIdentity,
-                TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> requestIdentity),
+                TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> new HeaderIdentityResolver(requestIdentity)),
                         properties.getIdentity().getResolveTimeout()),
                 refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
                 AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),

@@ -6,12 +6,12 @@ import java.util.List;
 
 import dev.ratelimiter.core.ClientAddressResolver;
 import dev.ratelimiter.core.RateLimitEvaluator;
-import dev.ratelimiter.gateway.ApiKeyRefusals;
-import dev.ratelimiter.gateway.RateLimitFilter;
-import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
-import dev.ratelimiter.gateway.RefusalWriter;
-import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.core.VerdictListener;
+import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
+import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.gateway.webflux.RateLimitFilter;
+import dev.ratelimiter.gateway.webflux.RefusalWriter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;

@@ -2,10 +2,11 @@ package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.gateway.CallerIdentity;
-import dev.ratelimiter.gateway.ConfiguredIdentityResolver;
-import dev.ratelimiter.gateway.RateLimitFilter;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
+import dev.ratelimiter.gateway.webflux.ConfiguredIdentityResolver;
+import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
+import dev.ratelimiter.gateway.webflux.RateLimitFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -29,8 +30,8 @@ class RateLimitIdentityAutoConfigurationTest {
         runner.run(context -> {
             assertThat(context).hasSingleBean(RateLimitFilter.class);
             RequestIdentityResolver resolver = context.getBean(RequestIdentityResolver.class);
-            assertThat(resolver).isInstanceOf(RequestIdentity.class);
-            RequestIdentity headers = (RequestIdentity) resolver;
+            assertThat(resolver).isInstanceOf(HeaderIdentityResolver.class);
+            RequestIdentity headers = ((HeaderIdentityResolver) resolver).identity();
             assertThat(headers.apiKeyHeader()).isEqualTo("X-API-Key");
             assertThat(headers.userHeader()).isEqualTo("X-User-Id");
             assertThat(headers.tierHeader()).isNull();
@@ -41,7 +42,8 @@ class RateLimitIdentityAutoConfigurationTest {
     void aTrustedTierHeaderStaysOnTheHeaderPath() {
         runner.withPropertyValues("ratelimit.identity.tier.header=X-Plan", "ratelimit.identity.user-header=X-Sub")
                 .run(context -> {
-                    RequestIdentity headers = (RequestIdentity) context.getBean(RequestIdentityResolver.class);
+                    RequestIdentity headers = ((HeaderIdentityResolver) context.getBean(RequestIdentityResolver.class))
+                            .identity();
                     assertThat(headers.tierHeader()).isEqualTo("X-Plan");
                     assertThat(headers.userHeader()).isEqualTo("X-Sub");
                 });

@@ -14,6 +14,7 @@ import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.IdentityOrigin;
 import dev.ratelimiter.gateway.IdentityRequest;
 import dev.ratelimiter.gateway.IdentitySources;
+import dev.ratelimiter.gateway.webflux.ExchangeIdentityRequest;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
@@ -54,7 +55,7 @@ class TierHeaderBesideUnvouchedKeyTest {
         for (int i = 1; i <= 3; i++) {
             MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/api/x")
                     .header("X-API-Key", "rotated-" + i).header("X-Plan", "pro"));
-            CallerIdentity caller = sources.identify(IdentityRequest.of(exchange), new JwtAuthenticationToken(jwt));
+            CallerIdentity caller = sources.identify(new ExchangeIdentityRequest(exchange), new JwtAuthenticationToken(jwt));
             assertThat(caller.origin(Dimension.API_KEY)).isEqualTo(IdentityOrigin.UNVOUCHED);
             assertThat(admission.tier(rules, caller))
                     .as("a key nobody vouched for, beside a vouched tier, is an unknown key (as with tier.claim)")

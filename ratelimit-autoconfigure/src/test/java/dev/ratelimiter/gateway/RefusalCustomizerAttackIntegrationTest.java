@@ -19,6 +19,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.server.ServerWebExchange;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -122,7 +123,7 @@ class RefusalCustomizerAttackIntegrationTest {
         @Bean
         RateLimitResponseCustomizer attacker() {
             return (refusal, context) -> {
-                String attack = context.exchange().getRequest().getHeaders().getFirst("X-Attack");
+                String attack = context.nativeExchange(ServerWebExchange.class).getRequest().getHeaders().getFirst("X-Attack");
                 switch (attack == null ? "" : attack) {
                     case "ok" -> refusal.setStatus(HttpStatus.OK);
                     case "redirect" -> {

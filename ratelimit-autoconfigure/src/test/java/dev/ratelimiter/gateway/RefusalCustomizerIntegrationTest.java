@@ -15,11 +15,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,7 +73,7 @@ class RefusalCustomizerIntegrationTest {
         assertThat(denied.getResponseHeaders().getContentLength()).isEqualTo(denied.getResponseBodyContent().length);
         Map<String, Object> body = body(denied);
         assertThat(body).containsEntry("plan", "free").containsEntry("error", "rate_limited")
-                .containsEntry("retryAfter", 3600).containsEntry("type", RefusalWriter.QUOTA_EXCEEDED)
+                .containsEntry("retryAfter", 3600).containsEntry("type", RefusalRenderer.QUOTA_EXCEEDED)
                 .containsEntry("violated-policies", java.util.List.of("free.default"));
         assertThat(upstream.hitsForApiKey("alice")).isEqualTo(2);
     }

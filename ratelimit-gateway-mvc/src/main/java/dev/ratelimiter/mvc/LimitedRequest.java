@@ -8,7 +8,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
@@ -53,13 +53,13 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     /** Told the next route id set, by the route's first filter; null when not armed. Set and read on any thread. */
     private volatile RouteGate gate;
     /** The limiter's refusal once there is one: from then on this request reaches no route. */
-    private volatile RefusalWriter.Rendered refusal;
+    private volatile RefusalRenderer.Rendered refusal;
     /** Whether a limited route admitted this request (its error page, if refused, answers with its failure). */
     private volatile boolean admitted;
     /** This is the error dispatch of a request a limited route admitted (its upstream call then failed). */
     private final boolean reportsAdmitted;
     /** What the error page of an admitted request answers when its own route refuses it: the failure's status. */
-    private final RefusalWriter.Rendered failureAnswer;
+    private final RefusalRenderer.Rendered failureAnswer;
     private RequestPermits permits;
     private RequestAttributes attributes;
     /** The load shedders' counts of this request in progress at its upstreams (one per route a forward reached). */
@@ -75,20 +75,20 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     /** What decides a gateway route for this request: its refusal, or null to let it through. */
     @FunctionalInterface
     interface RouteGate {
-        RefusalWriter.Rendered decide(String routeId);
+        RefusalRenderer.Rendered decide(String routeId);
     }
 
     /** The limiter's refusal, thrown out of the route's first filter so that nothing after it runs. */
     static final class Refused extends RuntimeException {
 
-        private final transient RefusalWriter.Rendered refusal;
+        private final transient RefusalRenderer.Rendered refusal;
 
-        Refused(RefusalWriter.Rendered refusal) {
+        Refused(RefusalRenderer.Rendered refusal) {
             super("refused by the rate limiter", null, false, false);
             this.refusal = refusal;
         }
 
-        RefusalWriter.Rendered refusal() {
+        RefusalRenderer.Rendered refusal() {
             return refusal;
         }
     }
@@ -111,10 +111,10 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         this.failureAnswer = reportsAdmitted ? failureAnswer(request) : null;
     }
 
-    private static RefusalWriter.Rendered failureAnswer(HttpServletRequest request) {
+    private static RefusalRenderer.Rendered failureAnswer(HttpServletRequest request) {
         int status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) instanceof Integer code
                 && code >= 400 && code <= 599 ? code : HttpStatus.INTERNAL_SERVER_ERROR.value();
-        return new RefusalWriter.Rendered(HttpStatusCode.valueOf(status), new HttpHeaders(), new byte[0]);
+        return new RefusalRenderer.Rendered(HttpStatusCode.valueOf(status), new HttpHeaders(), new byte[0]);
     }
 
     /**
@@ -132,7 +132,7 @@ final class LimitedRequest extends HttpServletRequestWrapper {
         }
         super.setAttribute(name, value);
         if (routeNamed) {
-            RefusalWriter.Rendered refused = routeNamed((String) value);
+            RefusalRenderer.Rendered refused = routeNamed((String) value);
             if (refused != null) {
                 throw new Refused(refused);
             }
@@ -145,10 +145,10 @@ final class LimitedRequest extends HttpServletRequestWrapper {
      * that decision, not read "nothing armed, nothing refused" and go on undecided. Uncontended, as it nearly always
      * is, the lock costs next to nothing.
      */
-    private RefusalWriter.Rendered routeNamed(String routeId) {
+    private RefusalRenderer.Rendered routeNamed(String routeId) {
         deciding.lock();
         try {
-            RefusalWriter.Rendered refused = refusal;
+            RefusalRenderer.Rendered refused = refusal;
             RouteGate decide = gate;
             if (refused != null || decide == null) {
                 return refused;
@@ -182,7 +182,7 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     }
 
     /** The limiter's refusal of this request, or null. */
-    RefusalWriter.Rendered refusal() {
+    RefusalRenderer.Rendered refusal() {
         return refusal;
     }
 

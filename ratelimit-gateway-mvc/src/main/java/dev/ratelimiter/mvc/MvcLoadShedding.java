@@ -10,7 +10,7 @@ import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.PriorityChoice;
 import dev.ratelimiter.gateway.RefusalAnswer;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RouteMetadata;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.servlet.function.ServerRequest;
@@ -28,10 +28,10 @@ public final class MvcLoadShedding {
     private final VerdictListener listener;
     private final PriorityChoice priorities;
     private final long retryAfterSeconds;
-    private final RefusalWriter refusals;
+    private final RefusalRenderer refusals;
 
     public MvcLoadShedding(Map<String, LoadShedder> byRoute, VerdictListener listener, Priority defaultPriority,
-            String priorityHeader, boolean headerTrusted, Duration retryAfter, RefusalWriter refusals) {
+            String priorityHeader, boolean headerTrusted, Duration retryAfter, RefusalRenderer refusals) {
         this.byRoute = Map.copyOf(byRoute);
         this.listener = listener;
         this.priorities = new PriorityChoice(defaultPriority, priorityHeader, headerTrusted);
@@ -44,7 +44,7 @@ public final class MvcLoadShedding {
      * until the servlet filter ends it, or the 503 {@code overloaded} answer when the upstream is full for its
      * priority. A route whose upstream has no shedder is always admitted.
      */
-    RefusalWriter.Rendered admit(ServerRequest request, String routeId, Map<String, Object> metadata, LimitedRequest limited) {
+    RefusalRenderer.Rendered admit(ServerRequest request, String routeId, Map<String, Object> metadata, LimitedRequest limited) {
         LoadShedder shedder = byRoute.get(routeId);
         if (shedder == null) {
             return null;

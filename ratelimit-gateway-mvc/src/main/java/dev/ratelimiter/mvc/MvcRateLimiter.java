@@ -5,20 +5,18 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
-import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
-import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.AdmissionRequest;
 import dev.ratelimiter.gateway.CallerIdentity;
+import dev.ratelimiter.gateway.Decision;
 import dev.ratelimiter.gateway.RefusalAnswer;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RequestIdentity;
-import dev.ratelimiter.gateway.RouteMetadata;
 import dev.ratelimiter.gateway.WarnOnce;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.LoggerFactory;
@@ -42,7 +40,7 @@ public final class MvcRateLimiter {
     private final Admission admission;
     private final DecisionWait wait;
     private final Function<String, Map<String, Object>> routeMetadata;
-    private final RefusalWriter refusals;
+    private final RefusalRenderer refusals;
     private final WarnOnce failedResolutions = new WarnOnce(LoggerFactory.getLogger(MvcRateLimiter.class));
 
     /**
@@ -52,7 +50,7 @@ public final class MvcRateLimiter {
      * @param refusals renders the answers, through the {@code RateLimitResponseCustomizer}s it was made with
      */
     public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, Admission admission,
-            Duration waitBound, Function<String, Map<String, Object>> routeMetadata, RefusalWriter refusals) {
+            Duration waitBound, Function<String, Map<String, Object>> routeMetadata, RefusalRenderer refusals) {
         this(evaluator, identity, ServletIdentityResolver.fromHeaders(identity), admission, waitBound, routeMetadata,
                 refusals);
     }
@@ -64,7 +62,7 @@ public final class MvcRateLimiter {
      */
     public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, ServletIdentityResolver resolver,
             Admission admission, Duration waitBound, Function<String, Map<String, Object>> routeMetadata,
-            RefusalWriter refusals) {
+            RefusalRenderer refusals) {
         this.refusals = refusals;
         this.evaluator = evaluator;
         this.identity = identity;
@@ -95,38 +93,25 @@ public final class MvcRateLimiter {
      * Decides a request the gateway route {@code routeId} took: its refusal (400, 401, 403, 429, 503), or null when
      * it may go on, the rate-limit fields then set on the servlet response.
      */
-    RefusalWriter.Rendered decide(ServerRequest request, String routeId, Map<String, Object> metadata,
+    RefusalRenderer.Rendered decide(ServerRequest request, String routeId, Map<String, Object> metadata,
             LimitedRequest limited) {
         // Read once: the tier, the identity the rules need and the decision all come from this one rule set.
         RuleSet rules = evaluator.rules();
         HttpHeaders headers = request.headers().asHttpHeaders();
         CallerIdentity caller = resolver == null ? identity.caller(headers) : identify(request, routeId);
-        RefusalAnswer refused = admission.refuseUpFront(rules, request.requestPath().value(), caller);
-        String tier = refused != null ? null : admission.tier(rules, caller);
-        if (refused == null) {
-            refused = admission.refuseTier(rules, tier);
+        Decision decision = admission.decide(rules, caller, new AdmissionRequest(request.requestPath().value(),
+                routeId, metadata, () -> clientIp(limited, headers)), limited.permits());
+        if (decision.refusal() != null) {
+            return answer(decision.refusal(), new HttpHeaders(), null, limited);
         }
-        if (refused != null) {
-            return answer(refused, new HttpHeaders(), null);
-        }
-        Supplier<String> clientIp = () -> clientIp(limited, headers);
-        RequestAttributes attributes = new RequestAttributes(caller.qualified(Dimension.API_KEY),
-                admission.counted(Dimension.USER, caller, clientIp),
-                admission.counted(Dimension.TENANT, caller, clientIp),
-                rules.needsClientIp() ? clientIp.get() : null, routeId,
-                RequestPaths.normalise(request.requestPath().value()), RouteMetadata.routeClass(metadata), tier,
-                RouteMetadata.cost(metadata));
-        limited.attributes(attributes);
+        limited.attributes(decision.request());
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
         // is written, however the request ends.
-        // Deferred: a check that throws as it is called (a bug) fails the decision like one that fails later, and the
-        // rules' failure modes decide it instead of a 500.
-        Verdict verdict = wait.await(Mono.defer(() -> evaluator.check(rules, attributes, limited.permits())),
-                () -> evaluator.undecided(rules, attributes));
+        Verdict verdict = wait.await(decision.verdict(), decision::undecided);
         HttpHeaders rateLimitFields = new HttpHeaders();
-        refused = admission.judge(attributes, verdict, rateLimitFields);
+        RefusalAnswer refused = decision.judge(verdict, rateLimitFields);
         if (refused != null) {
-            return answer(refused, rateLimitFields, attributes);
+            return answer(refused, rateLimitFields, decision.request(), limited);
         }
         // On the servlet response itself: a handler's ServerResponse has read-only headers, and the proxied
         // response adds the upstream's headers to these.
@@ -154,7 +139,8 @@ public final class MvcRateLimiter {
                 : identity.clientIp(InetSocketAddress.createUnresolved(address, limited.getRemotePort()), headers);
     }
 
-    private RefusalWriter.Rendered answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes) {
-        return refusals.render(refused, headers, attributes, null);
+    private RefusalRenderer.Rendered answer(RefusalAnswer refused, HttpHeaders headers, RequestAttributes attributes,
+            LimitedRequest limited) {
+        return refusals.render(refused, headers, attributes, limited);
     }
 }

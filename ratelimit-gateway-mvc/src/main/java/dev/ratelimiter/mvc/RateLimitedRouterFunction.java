@@ -3,9 +3,8 @@ package dev.ratelimiter.mvc;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RouteMetadata;
-
 import org.springframework.web.servlet.function.AsyncServerResponse;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -69,17 +68,17 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
             }
         }
         // a filter around the gateway route that caught the refusal answered instead: the refusal is the answer
-        RefusalWriter.Rendered refusal = limited.refusal();
+        RefusalRenderer.Rendered refusal = limited.refusal();
         return refusal != null ? RefusalResponses.of(refusal) : response;
     }
 
     /** The route's refusal by the limiter, else by the load shedder; null to let it through. */
-    private RefusalWriter.Rendered decide(ServerRequest request, String routeId, LimitedRequest limited) {
+    private RefusalRenderer.Rendered decide(ServerRequest request, String routeId, LimitedRequest limited) {
         Map<String, Object> metadata = limiter.metadata(routeId, attributes().getOrDefault(routeId, Map.of()));
         if (!RouteMetadata.limited(metadata)) {
             return null;
         }
-        RefusalWriter.Rendered refused = limiter.decide(request, routeId, metadata, limited);
+        RefusalRenderer.Rendered refused = limiter.decide(request, routeId, metadata, limited);
         if (refused == null && shedding != null) {
             refused = shedding.admit(request, routeId, metadata, limited);
         }

@@ -2,7 +2,7 @@ package dev.ratelimiter.mvc;
 
 import java.io.IOException;
 
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -13,7 +13,7 @@ final class RefusalResponses {
     }
 
     /** As a handler's answer. */
-    static ServerResponse of(RefusalWriter.Rendered refusal) {
+    static ServerResponse of(RefusalRenderer.Rendered refusal) {
         return ServerResponse.status(refusal.status()).headers(sent -> sent.addAll(refusal.headers()))
                 .body(refusal.body());
     }
@@ -22,7 +22,7 @@ final class RefusalResponses {
      * Written on a response nothing has been sent on yet, in place of whatever was buffered for it: the rate-limit
      * fields set for an earlier decision stay, the refusal's own replace them.
      */
-    static void write(RefusalWriter.Rendered refusal, HttpServletResponse response) throws IOException {
+    static void write(RefusalRenderer.Rendered refusal, HttpServletResponse response) throws IOException {
         response.resetBuffer();
         response.setStatus(refusal.status().value());
         refusal.headers().forEach((name, values) -> {

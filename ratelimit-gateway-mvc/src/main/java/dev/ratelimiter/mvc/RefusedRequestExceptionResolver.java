@@ -2,7 +2,7 @@ package dev.ratelimiter.mvc;
 
 import java.io.IOException;
 
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
@@ -28,7 +28,7 @@ public final class RefusedRequestExceptionResolver implements HandlerExceptionRe
         if (!(request.getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest limited)) {
             return null;
         }
-        RefusalWriter.Rendered refusal = limited.refusal();
+        RefusalRenderer.Rendered refusal = limited.refusal();
         if (refusal == null || response.isCommitted()) {
             return null;
         }

@@ -12,7 +12,7 @@ import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcLoadShedding;
 import dev.ratelimiter.mvc.MvcRateLimiter;
@@ -74,7 +74,7 @@ public final class RateLimitMvcAutoConfiguration {
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
                 properties.getStore().effectiveMaxWait().plus(WAIT_MARGIN),
                 new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
-                new RefusalWriter(customizers.orderedStream().toList()));
+                new RefusalRenderer(customizers.orderedStream().toList()));
     }
 
     /**

@@ -7,7 +7,7 @@ import dev.ratelimiter.autoconfigure.RateLimitEventsAutoConfiguration;
 import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.mvc.MvcLoadShedding;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,6 +46,6 @@ public final class RateLimitMvcSheddingAutoConfiguration {
             ObjectProvider<VerdictListener> listeners, ObjectProvider<RateLimitResponseCustomizer> customizers) {
         return new MvcLoadShedding(shedders.byRoute(), VerdictListener.all(listeners.orderedStream().toList()),
                 shedders.defaultPriority(), properties.getPriorityHeader(), properties.isTrustPriorityHeader(),
-                properties.getRetryAfter(), new RefusalWriter(customizers.orderedStream().toList()));
+                properties.getRetryAfter(), new RefusalRenderer(customizers.orderedStream().toList()));
     }
 }

@@ -12,7 +12,7 @@ import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
-import dev.ratelimiter.gateway.RefusalWriter;
+import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
@@ -218,6 +218,6 @@ class RateLimitMvcAutoConfigurationTest {
         return new MvcRateLimiter(evaluator, identity, new Admission(evaluator, identity,
                 new ApiKeyRefusals(false, HttpStatus.UNAUTHORIZED, HttpStatus.UNAUTHORIZED), ApiKeyFormat.ANY,
                 VerdictListener.all(List.of()), Clock.systemUTC()), Duration.ofMillis(10), routeId -> Map.of(),
-                RefusalWriter.defaults());
+                RefusalRenderer.defaults());
     }
 }

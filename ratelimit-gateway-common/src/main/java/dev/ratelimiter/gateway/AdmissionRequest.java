@@ -1,0 +1,18 @@
+package dev.ratelimiter.gateway;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What the admission pipeline reads of a request besides its caller, whatever the web stack: each flavour answers it
+ * from its own request without copying anything it may not need.
+ *
+ * @param rawPath the request path as the client sent it (not decoded)
+ * @param routeId the id of the gateway route that took it, or null
+ * @param routeMetadata that route's metadata (route class, cost, opt-out); empty when it has none
+ * @param clientIp the client's network as a bucket name, or null; asked only when a rule or an identity policy
+ * counts by address
+ */
+public record AdmissionRequest(String rawPath, String routeId, Map<String, Object> routeMetadata,
+        Supplier<String> clientIp) {
+}

@@ -1,0 +1,71 @@
+package dev.ratelimiter.gateway;
+
+import java.util.function.Supplier;
+
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.Verdict;
+import org.springframework.http.HttpHeaders;
+import reactor.core.publisher.Mono;
+
+/**
+ * What {@link Admission#decide} made of a request: refused before any store was asked ({@link #refusal()} not null),
+ * or waiting for the store's {@link #verdict()}, which the flavour awaits its own way (WebFlux subscribes on the
+ * request's event loop, Server MVC blocks its request thread up to a bound) and then {@linkplain #judge judges}.
+ */
+public final class Decision {
+
+    private final Admission admission;
+    private final RefusalAnswer refusal;
+    private final RequestAttributes request;
+    private final Mono<Verdict> verdict;
+    private final Supplier<Verdict> undecided;
+
+    private Decision(Admission admission, RefusalAnswer refusal, RequestAttributes request, Mono<Verdict> verdict,
+            Supplier<Verdict> undecided) {
+        this.admission = admission;
+        this.refusal = refusal;
+        this.request = request;
+        this.verdict = verdict;
+        this.undecided = undecided;
+    }
+
+    static Decision refused(Admission admission, RefusalAnswer refusal) {
+        return new Decision(admission, refusal, null, null, null);
+    }
+
+    static Decision checking(Admission admission, RequestAttributes request, Mono<Verdict> verdict,
+            Supplier<Verdict> undecided) {
+        return new Decision(admission, null, request, verdict, undecided);
+    }
+
+    /** The answer given before the store was asked (400, 401, 403), or null when the store decides. */
+    public RefusalAnswer refusal() {
+        return refusal;
+    }
+
+    /** The request as the rules see it; null when it was refused up front. */
+    public RequestAttributes request() {
+        return request;
+    }
+
+    /**
+     * The store's verdict, lazily: nothing is asked before a subscription. It never fails: a failure (a bug, since the
+     * store stack falls back on store failures itself) is logged and decided by the rules' failure modes.
+     */
+    public Mono<Verdict> verdict() {
+        return verdict;
+    }
+
+    /** The verdict when the store's does not come in time: the rules' failure modes without the store. */
+    public Verdict undecided() {
+        return undecided.get();
+    }
+
+    /**
+     * Reports the verdict and writes the rate-limit fields on {@code responseHeaders}; the answer to give instead of
+     * forwarding the request (429, 503, 400), or null when it goes on.
+     */
+    public RefusalAnswer judge(Verdict verdict, HttpHeaders responseHeaders) {
+        return admission.judge(request, verdict, responseHeaders);
+    }
+}
