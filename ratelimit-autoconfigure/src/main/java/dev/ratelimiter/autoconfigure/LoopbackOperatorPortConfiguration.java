@@ -1,5 +1,10 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
+import dev.ratelimiter.autoconfigure.security.LoopbackOnly;
+import dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
+import dev.ratelimiter.autoconfigure.security.OperatorRequests;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;

@@ -1,5 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
+import dev.ratelimiter.autoconfigure.security.OperatorSecurityFilter;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;

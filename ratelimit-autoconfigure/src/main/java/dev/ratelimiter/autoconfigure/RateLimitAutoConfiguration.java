@@ -1,5 +1,10 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.rules.ConfiguredRuleWarnings;
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
+import dev.ratelimiter.autoconfigure.rules.RuleSyncLifecycle;
+import dev.ratelimiter.autoconfigure.security.ClientIdSecrets;
+import dev.ratelimiter.autoconfigure.security.ServerForwarding;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.LiveInstances;

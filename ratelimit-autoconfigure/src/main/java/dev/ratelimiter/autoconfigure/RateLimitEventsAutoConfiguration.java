@@ -4,6 +4,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimiter.autoconfigure.metrics.DecisionEventMeters;
+import dev.ratelimiter.autoconfigure.store.InstanceName;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.DecisionEvents;
 import dev.ratelimiter.core.EventQueue;

@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
@@ -64,9 +65,9 @@ public final class RateLimitGatewayAutoConfiguration {
         ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
+        RequestIdentityResolver resolver = resolvers.getIfAvailable(() -> new HeaderIdentityResolver(requestIdentity));
         return new RateLimitFilter(evaluator, requestIdentity,
-                TimeBoundIdentityResolver.bound(resolvers.getIfAvailable(() -> new HeaderIdentityResolver(requestIdentity)),
-                        properties.getIdentity().getResolveTimeout()),
+                TimeBoundIdentityResolver.bound(resolver, properties.getIdentity().getResolveTimeout()),
                 refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
                 AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC(), properties.getFilterOrder(), refusalWriter);

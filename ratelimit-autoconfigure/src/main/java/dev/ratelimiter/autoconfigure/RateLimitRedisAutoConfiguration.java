@@ -1,5 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.store.LimiterConnectionConfiguration;
+import dev.ratelimiter.autoconfigure.store.RateLimitRedis;
+import dev.ratelimiter.autoconfigure.store.RedisStoreStackConfiguration;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuleStoreUntilShared;

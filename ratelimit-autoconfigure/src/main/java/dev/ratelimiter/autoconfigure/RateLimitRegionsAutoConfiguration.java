@@ -2,6 +2,9 @@ package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
 
+import dev.ratelimiter.autoconfigure.actuate.RegionSharesHealthIndicator;
+import dev.ratelimiter.autoconfigure.metrics.RegionMeters;
+import dev.ratelimiter.autoconfigure.store.InstanceName;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RegionShares;

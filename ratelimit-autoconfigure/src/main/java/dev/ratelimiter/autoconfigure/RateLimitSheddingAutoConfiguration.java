@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.metrics.LoadShedderMeters;
 import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.VerdictListener;

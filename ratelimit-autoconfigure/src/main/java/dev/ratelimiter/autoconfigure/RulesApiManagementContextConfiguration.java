@@ -1,5 +1,10 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.rules.RulesApiAccess;
+import dev.ratelimiter.autoconfigure.rules.RulesApiHandler;
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiRoutes;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

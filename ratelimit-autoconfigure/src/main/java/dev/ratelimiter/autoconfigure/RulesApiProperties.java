@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

@@ -5,10 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.RuleSetFactory;
-import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.redis.RedisRuleStore;
 import dev.ratelimiter.redis.TestConnection;

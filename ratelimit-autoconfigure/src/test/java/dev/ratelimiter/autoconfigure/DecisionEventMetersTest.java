@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Instant;
 import java.util.List;
 
+import dev.ratelimiter.autoconfigure.metrics.DecisionEventMeters;
 import dev.ratelimiter.core.DecisionEvent;
 import dev.ratelimiter.core.EventQueue;
 import dev.ratelimiter.core.EventSink;

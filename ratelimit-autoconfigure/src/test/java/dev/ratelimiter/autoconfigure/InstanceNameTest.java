@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import java.lang.management.ManagementFactory;
 
+import dev.ratelimiter.autoconfigure.store.InstanceName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

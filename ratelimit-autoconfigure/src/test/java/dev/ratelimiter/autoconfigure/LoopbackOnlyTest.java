@@ -2,6 +2,8 @@ package dev.ratelimiter.autoconfigure;
 
 import java.util.List;
 
+import dev.ratelimiter.autoconfigure.security.LoopbackOnly;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 import tools.jackson.databind.JsonNode;

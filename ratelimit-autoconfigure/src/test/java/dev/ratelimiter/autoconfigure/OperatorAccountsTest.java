@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
+import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
+import dev.ratelimiter.autoconfigure.security.RateLimitSecretsSanitizer;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,13 +1,14 @@
 package dev.ratelimiter.autoconfigure;
 
-import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LocalBucketStore;
-import dev.ratelimiter.core.RuleSet;
-import dev.ratelimiter.core.RuleSetHolder;
-import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.core.TokenBucketLimit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;

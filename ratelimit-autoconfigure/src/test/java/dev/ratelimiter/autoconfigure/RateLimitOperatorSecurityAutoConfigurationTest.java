@@ -1,5 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
+import dev.ratelimiter.autoconfigure.security.RateLimitSecretsSanitizer;
 import dev.ratelimiter.core.InvalidLimitException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

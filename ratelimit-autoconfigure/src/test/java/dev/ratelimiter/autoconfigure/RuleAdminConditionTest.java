@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.ForwardingRuleStore;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleAdmin;

@@ -9,14 +9,15 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.ForwardingRuleStore;
+import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleAdmin;
 import dev.ratelimiter.core.RuleChange;
 import dev.ratelimiter.core.RuleSetFactory;
-import dev.ratelimiter.core.RuleSync;
-import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
+import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.RuntimeRules;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

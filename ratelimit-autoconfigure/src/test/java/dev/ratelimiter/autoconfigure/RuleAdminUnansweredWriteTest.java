@@ -3,6 +3,8 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
+import dev.ratelimiter.autoconfigure.rules.RuleProblems;
 import dev.ratelimiter.core.ForwardingRuleStore;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.RuleAdmin;

@@ -5,13 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
+import dev.ratelimiter.core.InMemoryRuleStore;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleAdmin;
 import dev.ratelimiter.core.RuleChange;
 import dev.ratelimiter.core.RuleSetFactory;
-import dev.ratelimiter.core.RuleSync;
-import dev.ratelimiter.core.InMemoryRuleStore;
-import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSetHolder;
+import dev.ratelimiter.core.RuleSync;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;

@@ -4,6 +4,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
+import dev.ratelimiter.autoconfigure.rules.RuleApiRefusal;
+import dev.ratelimiter.autoconfigure.rules.RuleDocumentReader;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
 

@@ -3,6 +3,8 @@ package dev.ratelimiter.autoconfigure;
 import java.util.Base64;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
+import dev.ratelimiter.autoconfigure.store.FleetSizeWarning;
 import dev.ratelimiter.core.ApiKeyFormat;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import org.junit.jupiter.api.Test;

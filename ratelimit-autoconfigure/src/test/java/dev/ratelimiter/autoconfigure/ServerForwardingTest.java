@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
+import dev.ratelimiter.autoconfigure.security.ServerForwarding;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.InMemoryRuleStore;

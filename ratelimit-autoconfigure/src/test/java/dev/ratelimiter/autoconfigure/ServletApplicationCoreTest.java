@@ -1,5 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
+import dev.ratelimiter.autoconfigure.actuate.RateLimitHealthIndicator;
+import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
 import dev.ratelimiter.core.FailSafeStore;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RateLimitStore;

@@ -4,6 +4,9 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
+import dev.ratelimiter.autoconfigure.identity.IdentityResolvers;
+import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSetFactory;
@@ -55,7 +58,8 @@ class TierHeaderBesideUnvouchedKeyTest {
         for (int i = 1; i <= 3; i++) {
             MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/api/x")
                     .header("X-API-Key", "rotated-" + i).header("X-Plan", "pro"));
-            CallerIdentity caller = sources.identify(new ExchangeIdentityRequest(exchange), new JwtAuthenticationToken(jwt));
+            CallerIdentity caller = sources.identify(new ExchangeIdentityRequest(exchange),
+                    new JwtAuthenticationToken(jwt));
             assertThat(caller.origin(Dimension.API_KEY)).isEqualTo(IdentityOrigin.UNVOUCHED);
             assertThat(admission.tier(rules, caller))
                     .as("a key nobody vouched for, beside a vouched tier, is an unknown key (as with tier.claim)")

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 
-import dev.ratelimiter.autoconfigure.LoopbackOnly;
+import dev.ratelimiter.autoconfigure.security.LoopbackOnly;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

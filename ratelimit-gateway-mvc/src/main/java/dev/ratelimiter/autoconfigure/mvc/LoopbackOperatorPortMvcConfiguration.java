@@ -3,8 +3,8 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.OnLoopbackOperatorPortCondition;
-import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
-import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;

@@ -1,9 +1,9 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
-import dev.ratelimiter.autoconfigure.AdapterSettings;
-import dev.ratelimiter.autoconfigure.IdentitySourceProperties;
 import dev.ratelimiter.autoconfigure.IdentitySourceProperties.Source;
+import dev.ratelimiter.autoconfigure.IdentitySourceProperties;
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.mvc.ServletIdentityResolver;

@@ -1,15 +1,15 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.security.Principal;
 import java.util.Base64;
 
-import dev.ratelimiter.autoconfigure.OperatorAccounts;
-import dev.ratelimiter.autoconfigure.OperatorPrincipal;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.security.OperatorPrincipal;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -4,10 +4,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-import dev.ratelimiter.autoconfigure.AdapterSettings;
 import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;

@@ -1,10 +1,10 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
 import dev.ratelimiter.autoconfigure.OnOperatorSecurityCondition;
-import dev.ratelimiter.autoconfigure.OperatorAccounts;
-import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
 import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
 import dev.ratelimiter.autoconfigure.RateLimitOperatorSecurityAutoConfiguration;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -1,9 +1,9 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
-import dev.ratelimiter.autoconfigure.LoadShedderMeters;
 import dev.ratelimiter.autoconfigure.LoadSheddingProperties;
 import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitEventsAutoConfiguration;
+import dev.ratelimiter.autoconfigure.metrics.LoadShedderMeters;
 import dev.ratelimiter.core.LoadShedders;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;

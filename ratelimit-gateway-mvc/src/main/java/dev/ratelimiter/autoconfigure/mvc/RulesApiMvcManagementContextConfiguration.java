@@ -3,7 +3,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.util.Optional;
 
 import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
-import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

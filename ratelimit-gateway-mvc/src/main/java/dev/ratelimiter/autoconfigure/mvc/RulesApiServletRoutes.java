@@ -2,7 +2,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 
 import java.security.Principal;
 
-import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;

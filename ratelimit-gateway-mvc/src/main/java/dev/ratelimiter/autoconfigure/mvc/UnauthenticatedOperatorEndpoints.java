@@ -2,8 +2,8 @@ package dev.ratelimiter.autoconfigure.mvc;
 
 import java.util.List;
 
-import dev.ratelimiter.autoconfigure.OperatorEndpointExposure;
-import dev.ratelimiter.autoconfigure.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import dev.ratelimiter.core.InvalidLimitException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanInitializationException;

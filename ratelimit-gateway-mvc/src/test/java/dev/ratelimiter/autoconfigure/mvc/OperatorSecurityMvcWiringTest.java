@@ -3,7 +3,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.util.Collection;
 import java.util.List;
 
-import dev.ratelimiter.autoconfigure.OperatorAccounts;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.Access;

@@ -1,0 +1,109 @@
+package dev.ratelimiter.autoconfigure.rules;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.ConcurrencyLimit;
+import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSync;
+import dev.ratelimiter.core.SlidingWindowLimit;
+import dev.ratelimiter.core.TokenBucketLimit;
+
+/**
+ * The rules in force as the {@code ratelimit} endpoint shows them: version, switches, the rule store's state, and
+ * each rule's settings with where it came from. API keys are shown hashed, as the rule store holds them, so that a
+ * rule read here can be posted back as it is.
+ */
+public final class RuleView {
+
+    private final RuleSync sync;
+    private final ClientIdKeyring keyring;
+
+    public RuleView(RuleSync sync, ClientIdKeyring keyring) {
+        this.sync = sync;
+        this.keyring = keyring;
+    }
+
+    /** The rule in force with that id, or null. */
+    public Rule rule(String id) {
+        return sync.rulesInForce().rules().get(id);
+    }
+
+    public Map<String, Object> describe() {
+        RuleSet rules = sync.rulesInForce();
+        RuleSync.Status status = sync.status();
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("version", rules.version());
+        view.put("killSwitch", rules.killSwitch());
+        view.put("defaultTier", rules.defaultTier());
+        view.put("shadowTiers", rules.shadowTiers());
+        Map<String, Object> store = new LinkedHashMap<>();
+        store.put("state", status.state());
+        store.put("lastSync", status.lastSync());
+        if (status.problem() != null) {
+            store.put("problem", status.problem());
+        }
+        view.put("ruleStore", store);
+        Map<String, Object> byId = new LinkedHashMap<>();
+        rules.rules().values().forEach(rule -> byId.put(rule.id(), describe(rule)));
+        view.put("rules", byId);
+        return view;
+    }
+
+    public Map<String, Object> describe(Rule rule) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("source", sync.runtime().specs().containsKey(rule.id()) ? "runtime" : "configuration");
+        view.put("group", rule.group());
+        Map<String, Object> match = new LinkedHashMap<>();
+        putIfNotEmpty(match, "routeIds", rule.match().routeIds());
+        putIfNotEmpty(match, "paths", rule.match().paths());
+        putIfNotEmpty(match, "routeClasses", rule.match().routeClasses());
+        putIfNotEmpty(match, "tiers", rule.match().tiers());
+        if (!rule.match().apiKeys().isEmpty()) {
+            // Never the keys themselves: hashed, as the rule store holds them, so that a GET can be posted back.
+            match.put("apiKeys", rule.match().apiKeys().stream()
+                    .map(apiKey -> String.valueOf(keyring.hashed(apiKey))).sorted().toList());
+        }
+        view.put("match", match);
+        view.put("key", rule.key());
+        Limit limit = rule.limit();
+        if (limit instanceof TokenBucketLimit bucket) {
+            view.put("algorithm", "token-bucket");
+            view.put("capacity", bucket.capacity());
+            view.put("refillTokens", bucket.refillTokens());
+            view.put("refillPeriod", bucket.refillPeriod().toString());
+        }
+        else if (limit instanceof SlidingWindowLimit window) {
+            view.put("algorithm", "sliding-window");
+            view.put("limit", window.limit());
+            view.put("window", window.window().toString());
+        }
+        else if (limit instanceof ConcurrencyLimit concurrency) {
+            view.put("algorithm", "concurrency");
+            view.put("maxInProgress", concurrency.maxInProgress());
+            view.put("lease", concurrency.lease().toString());
+        }
+        if (rule.cost() > 0) {
+            view.put("cost", rule.cost());
+        }
+        view.put("mode", rule.mode());
+        view.put("failureMode", rule.failureMode());
+        view.put("storeMode", rule.storeMode());
+        view.put("scope", rule.scope());
+        if (rule.shards() > 1) {
+            view.put("shards", rule.shards());
+        }
+        view.put("whenMissing", rule.whenMissing());
+        return view;
+    }
+
+    private static void putIfNotEmpty(Map<String, Object> view, String name, Collection<?> values) {
+        if (!values.isEmpty()) {
+            view.put(name, values);
+        }
+    }
+}

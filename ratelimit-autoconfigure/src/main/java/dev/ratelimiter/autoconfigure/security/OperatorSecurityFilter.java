@@ -1,0 +1,124 @@
+package dev.ratelimiter.autoconfigure.security;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.authority.AuthorityUtils;
+import org.springframework.security.web.server.WebFilterChainProxy;
+import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
+import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
+import org.springframework.web.server.WebFilter;
+import reactor.core.publisher.Mono;
+
+/**
+ * HTTP Basic in front of the actuator endpoints, stateless (no session, no saved request, no login page: the
+ * clients are curl and scripts): the public endpoints' reads for anyone, the viewer endpoints' reads for the viewer
+ * and the admin, and everything else - the writes that change limits and switches, and the reads that can show
+ * secrets - for the admin only.
+ */
+public final class OperatorSecurityFilter {
+
+    private OperatorSecurityFilter() {
+    }
+
+    /**
+     * @param wholePort whether the filter guards a port that serves only the endpoints (then every request on it
+     * is checked, including paths no endpoint claims) or the application's port (then only the exposed endpoints'
+     * paths, and nothing else enters Spring Security)
+     * @param rulesApi the rules API's path patterns ({@link RulesApiMount#patterns()}), empty when it is not served:
+     * its reads for the viewer and the admin, its writes for the admin, like the endpoints'
+     */
+    public static WebFilter of(OperatorAccounts accounts, PathMappedEndpoints endpoints,
+            OperatorSecurityProperties settings, boolean wholePort, String... rulesApi) {
+        String[] publicPaths = paths(endpoints, settings.getPublicEndpoints());
+        String[] viewerPaths = paths(endpoints, settings.getViewerEndpoints());
+        String base = endpoints.getBasePath();
+        boolean discovery = !base.isEmpty() && !base.equals("/");
+        String viewer = OperatorAccounts.Role.VIEWER.roleName();
+        String admin = OperatorAccounts.Role.ADMIN.roleName();
+        ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange()
+                : endpointPaths(endpoints, rulesApi);
+        ServerHttpSecurity http = ServerHttpSecurity.http()
+                .securityMatcher(scope)
+                .authenticationManager(authenticate(accounts))
+                .httpBasic(Customizer.withDefaults())
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
+                .logout(ServerHttpSecurity.LogoutSpec::disable)
+                // no session and no cookie to ride on; a browser that cached Basic credentials still cannot forge a
+                // write: the endpoints take JSON only (anything a form can send is 415) and CORS is not open
+                .csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
+                .authorizeExchange(exchanges -> {
+                    for (HttpMethod read : new HttpMethod[] { HttpMethod.GET, HttpMethod.HEAD }) {
+                        if (publicPaths.length > 0) {
+                            exchanges.pathMatchers(read, publicPaths).permitAll();
+                        }
+                        if (viewerPaths.length > 0) {
+                            exchanges.pathMatchers(read, viewerPaths).hasAnyRole(viewer, admin);
+                        }
+                        if (rulesApi.length > 0) {
+                            exchanges.pathMatchers(read, rulesApi).hasAnyRole(viewer, admin);
+                        }
+                        if (discovery) {
+                            exchanges.pathMatchers(read, base).hasAnyRole(viewer, admin);
+                        }
+                    }
+                    // every write, and every read of anything else (env, heapdump, routes: they can hold secrets)
+                    exchanges.anyExchange().hasRole(admin);
+                });
+        WebFilterChainProxy security = new WebFilterChainProxy(http.build());
+        WebFilter chain = (exchange, next) -> {
+            OperatorRequests.closeWhenRefused(exchange);
+            return security.filter(exchange, next);
+        };
+        if (wholePort) {
+            return chain;
+        }
+        // On the application's port the chain must not see the gateway's traffic at all: its firewall would refuse
+        // paths the routes accept (";", "%2F", "//"), and every request would pay for it.
+        return (exchange, next) -> scope.matches(exchange)
+                .flatMap(match -> match.isMatch() ? chain.filter(exchange, next) : next.filter(exchange));
+    }
+
+    /** The paths of these endpoints and what lies below them (only the exposed ones have a path). */
+    private static String[] paths(PathMappedEndpoints endpoints, List<String> ids) {
+        List<String> paths = new ArrayList<>();
+        for (String id : ids) {
+            String path = endpoints.getPath(EndpointId.of(id.trim()));
+            if (path != null) {
+                paths.add(path);
+                paths.add(path + "/**");
+            }
+        }
+        return paths.toArray(String[]::new);
+    }
+
+    private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints, String... rulesApi) {
+        return ServerWebExchangeMatchers.pathMatchers(OperatorRequests.endpointPatterns(endpoints, rulesApi));
+    }
+
+    private static ReactiveAuthenticationManager authenticate(OperatorAccounts accounts) {
+        return authentication -> {
+            OperatorAccounts.Role role = accounts.verify(authentication.getName(),
+                    String.valueOf(authentication.getCredentials()));
+            if (role == null) {
+                return Mono.error(new BadCredentialsException("Bad credentials"));
+            }
+            return Mono.just(UsernamePasswordAuthenticationToken.authenticated(authentication.getName(), null,
+                    AuthorityUtils.createAuthorityList("ROLE_" + role.roleName())));
+        };
+    }
+}
