@@ -79,7 +79,7 @@ class RateLimitIdentityAutoConfigurationTest {
         ReactiveWebApplicationContextRunner withoutOAuth2 = runner
                 .withClassLoader(new FilteredClassLoader(ClaimAccessor.class));
         withoutOAuth2.run(context -> assertThat(context.getBean(RequestIdentityResolver.class))
-                .isInstanceOf(RequestIdentity.class));
+                .isInstanceOf(HeaderIdentityResolver.class));
         withoutOAuth2.withPropertyValues("ratelimit.identity.user.source=principal").run(context ->
                 assertThat(context.getBean(RequestIdentityResolver.class)).isInstanceOf(
                         ConfiguredIdentityResolver.class));

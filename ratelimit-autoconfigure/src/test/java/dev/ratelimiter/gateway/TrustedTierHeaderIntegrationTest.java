@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.List;
 import java.util.function.Consumer;
 
+import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,7 +46,7 @@ class TrustedTierHeaderIntegrationTest {
 
     @Test
     void theHeaderPathIsKeptForATrustedTierHeader() {
-        assertThat(gateway.getBean(RequestIdentityResolver.class)).isInstanceOf(RequestIdentity.class);
+        assertThat(gateway.getBean(RequestIdentityResolver.class)).isInstanceOf(HeaderIdentityResolver.class);
     }
 
     @Test
