@@ -40,7 +40,28 @@ abstract sealed class BucketState {
     }
 
     /** Whether this state can count for {@code limit} (a rule may change algorithm at runtime). */
-    abstract boolean fits(Limit limit);
+    final boolean fits(Limit limit) {
+        return limit.match(KIND) == getClass();
+    }
+
+    /** The kind of state each algorithm keeps: what {@link #create} makes of it. */
+    private static final Limit.Cases<Class<? extends BucketState>> KIND = new Limit.Cases<>() {
+
+        @Override
+        public Class<? extends BucketState> tokenBucket(TokenBucketLimit limit) {
+            return TokenBucket.class;
+        }
+
+        @Override
+        public Class<? extends BucketState> slidingWindow(SlidingWindowLimit limit) {
+            return SlidingWindow.class;
+        }
+
+        @Override
+        public Class<? extends BucketState> concurrency(ConcurrencyLimit limit) {
+            return Concurrency.class;
+        }
+    };
 
     /** What the bucket would say to {@code cost} at {@code now}, without changing it. */
     abstract Preview preview(Limit limit, int cost, long nowNanos);
@@ -86,8 +107,23 @@ abstract sealed class BucketState {
     }
 
     static BucketState create(Limit limit, long nowNanos) {
-        BucketState state = limit instanceof TokenBucketLimit bucket ? new TokenBucket(bucket, nowNanos)
-                : limit instanceof SlidingWindowLimit ? new SlidingWindow() : new Concurrency();
+        BucketState state = limit.match(new Limit.Cases<BucketState>() {
+
+            @Override
+            public BucketState tokenBucket(TokenBucketLimit bucket) {
+                return new TokenBucket(bucket, nowNanos);
+            }
+
+            @Override
+            public BucketState slidingWindow(SlidingWindowLimit window) {
+                return new SlidingWindow();
+            }
+
+            @Override
+            public BucketState concurrency(ConcurrencyLimit concurrency) {
+                return new Concurrency();
+            }
+        });
         state.lifetimeNanos = limit.stateLifetime().toNanos();
         return state;
     }
@@ -109,11 +145,6 @@ abstract sealed class BucketState {
         /** The level it started from, and when: had it spent nothing since, it would hold that plus the refill. */
         private double startTokens;
         private long startNanos;
-
-        @Override
-        boolean fits(Limit limit) {
-            return limit instanceof TokenBucketLimit;
-        }
 
         TokenBucket(TokenBucketLimit limit, long nowNanos) {
             this.tokens = limit.capacity();
@@ -179,11 +210,6 @@ abstract sealed class BucketState {
         private long spentIndex = Long.MIN_VALUE;
         private double spentInIndex;
         private double spentBefore;
-
-        @Override
-        boolean fits(Limit limit) {
-            return limit instanceof SlidingWindowLimit;
-        }
 
         @Override
         void follow(Limit limit, double level, long nowNanos) {
@@ -285,11 +311,6 @@ abstract sealed class BucketState {
 
         private Concurrency(boolean room) {
             this.room = room;
-        }
-
-        @Override
-        boolean fits(Limit limit) {
-            return limit instanceof ConcurrencyLimit;
         }
 
         @Override

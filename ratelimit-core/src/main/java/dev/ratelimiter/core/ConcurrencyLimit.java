@@ -70,4 +70,19 @@ public record ConcurrencyLimit(long maxInProgress, Duration lease) implements Li
     public ConcurrencyLimit scaled(double factor) {
         return new ConcurrencyLimit(Math.max(1, (long) Math.ceil(maxInProgress * factor)), lease);
     }
+
+    @Override
+    public boolean capsInProgress() {
+        return true;
+    }
+
+    @Override
+    public boolean settlesLocally() {
+        return false;
+    }
+
+    @Override
+    public <R> R match(Cases<R> cases) {
+        return cases.concurrency(this);
+    }
 }

@@ -4,6 +4,11 @@ import java.time.Duration;
 
 /**
  * How much a bucket allows. Implementations are immutable and validated when built.
+ *
+ * <p>What differs per algorithm is decided on the algorithm, never by testing its type: the core asks the methods
+ * below ({@link #capsInProgress()}, {@link #settlesLocally()}, ...), and modules the core cannot see (the Redis
+ * store's script arguments, the {@code RateLimit-Policy} header, the operator endpoint's view of a rule) go through
+ * {@link #match(Cases)}, which names every algorithm. See {@link Cases} for how to add one.
  */
 public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, ConcurrencyLimit {
 
@@ -32,4 +37,56 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      * state of another shape; the old buckets expire on their own.
      */
     String shape();
+
+    /**
+     * Whether this limit caps requests in progress rather than requests per period: each request takes one permit
+     * (its cost does not apply), held until the request ends and given back then, so a check of it needs the
+     * request's {@link RequestPermits}. Such a limit is held where its requests run: it cannot be settled locally
+     * (store-mode local), split into shards, or split between regions (scope global).
+     */
+    boolean capsInProgress();
+
+    /**
+     * Whether store-mode local can hold this limit: shares of a token bucket taken from the store and settled every
+     * interval ({@code LeaseStore}, and {@code settle.lua} in the Redis store).
+     */
+    boolean settlesLocally();
+
+    /** The {@code cases} method of this limit's algorithm, given this limit. */
+    <R> R match(Cases<R> cases);
+
+    /**
+     * One method per algorithm: what a caller does with each. A caller outside the core that decides something per
+     * algorithm implements this, so that adding an algorithm fails to compile until it says what the new one does.
+     *
+     * <p>To add an algorithm:
+     * <ol>
+     * <li>a record implementing {@link Limit} (and listed in its {@code permits}), with a validating {@code of}
+     * factory, and its method here, which it answers in {@link #match};</li>
+     * <li>then the compiler lists every handler: the methods of {@link Limit} it must implement, the core's
+     * in-memory state ({@code BucketState}: its arithmetic beside the Lua's), the Redis store's script arguments
+     * ({@code RedisRateLimitStore.SCRIPT_ARGUMENTS}, {@code RedisFallbackCharges}), the {@code RateLimit-Policy}
+     * header ({@code RateLimitHeaders}), the operator endpoint's view and the unknown-keys rule
+     * ({@code RuleView}, {@code RuleFactory});</li>
+     * <li>the compiler cannot list the rest. The Lua side is in
+     * {@code ratelimit-redis/src/main/resources/META-INF/scripts/ratelimit/rate_limit.lua}: the per-algorithm branch
+     * of {@code decide}, keyed by the algorithm code the Redis store sends ({@code 't'}, {@code 'w'}, {@code 'c'}),
+     * and {@code write_state}; a rate limit is also charged back by {@code charge.lua} (and a token bucket settled by
+     * {@code settle.lua}). The properties are in {@code LimitProperties} (its {@code Algorithm} and the settings) and
+     * {@code RuleFactory.limit}; the OpenAPI document is
+     * {@code ratelimit-autoconfigure/src/main/resources/META-INF/ratelimit/rules-api.openapi.yaml}
+     * ({@code RuleDocument}: the {@code algorithm} enum and the settings).</li>
+     * </ol>
+     * The whole list, one line per file, is in {@code ADDING-AN-ALGORITHM.md}.
+     *
+     * @param <R> what the caller makes of a limit
+     */
+    interface Cases<R> {
+
+        R tokenBucket(TokenBucketLimit limit);
+
+        R slidingWindow(SlidingWindowLimit limit);
+
+        R concurrency(ConcurrencyLimit limit);
+    }
 }

@@ -88,7 +88,7 @@ public final class RateLimitEvaluator {
                         false, 0, Duration.ZERO, Duration.ZERO);
                 return Mono.just(Verdict.missingIdentity(refusal));
             }
-            if (rule.limit() instanceof ConcurrencyLimit) {
+            if (rule.limit().capsInProgress()) {
                 checks.add(new Check(rule, bucketOf(clientIds, rule, request), 1, shadow, permits));
             }
             else if (rule.shards() > 1) {
@@ -162,7 +162,7 @@ public final class RateLimitEvaluator {
      * the rule alone: nothing is counted in it.
      */
     private Check uncounted(Rule rule, RequestAttributes request) {
-        RequestPermits none = rule.limit() instanceof ConcurrencyLimit ? new RequestPermits() : null;
+        RequestPermits none = rule.limit().capsInProgress() ? new RequestPermits() : null;
         BucketKey bucket;
         try {
             bucket = bucketOf(clientIds, rule, request);

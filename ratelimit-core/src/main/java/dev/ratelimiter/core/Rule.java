@@ -58,7 +58,7 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
             throw new InvalidLimitException("cost", source + " cost " + cost + " is more than its quota "
                     + limit.quota() + "; such a request could never pass.");
         }
-        if (limit instanceof ConcurrencyLimit) {
+        if (limit.capsInProgress()) {
             if (storeMode == StoreMode.LOCAL) {
                 throw new InvalidLimitException("store-mode", source + " caps requests in progress, which needs "
                         + "every instance's permits in one place; use store-mode exact.");
@@ -72,7 +72,7 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
                         + "one permit, so cost does not apply; leave it out.");
             }
         }
-        if (storeMode == StoreMode.LOCAL && !(limit instanceof TokenBucketLimit)) {
+        if (storeMode == StoreMode.LOCAL && !limit.settlesLocally()) {
             throw new InvalidLimitException("store-mode", source + " has store-mode local, which settles token "
                     + "buckets only; use algorithm token-bucket or store-mode exact.");
         }
@@ -92,7 +92,7 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
         if (scope == null) {
             scope = Scope.REGIONAL;
         }
-        if (scope == Scope.GLOBAL && limit instanceof ConcurrencyLimit) {
+        if (scope == Scope.GLOBAL && limit.capsInProgress()) {
             throw new InvalidLimitException("scope", source + " caps requests in progress, which are held where they "
                     + "run; a global scope splits rates between regions. Use scope regional.");
         }
@@ -115,7 +115,7 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
 
     /** Tokens a request costs under this rule (a concurrency rule: one permit, whatever the route's cost). */
     public int costOf(RequestAttributes request) {
-        if (limit instanceof ConcurrencyLimit) {
+        if (limit.capsInProgress()) {
             return 1;
         }
         return cost > 0 ? cost : Math.max(1, request.cost());

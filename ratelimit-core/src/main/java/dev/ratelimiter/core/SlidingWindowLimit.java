@@ -54,4 +54,19 @@ public record SlidingWindowLimit(long limit, Duration window) implements Limit {
     public Duration stateLifetime() {
         return window.multipliedBy(2);
     }
+
+    @Override
+    public boolean capsInProgress() {
+        return false;
+    }
+
+    @Override
+    public boolean settlesLocally() {
+        return false;
+    }
+
+    @Override
+    public <R> R match(Cases<R> cases) {
+        return cases.slidingWindow(this);
+    }
 }

@@ -83,4 +83,19 @@ public record TokenBucketLimit(long capacity, long refillTokens, Duration refill
     public Duration stateLifetime() {
         return window();
     }
+
+    @Override
+    public boolean capsInProgress() {
+        return false;
+    }
+
+    @Override
+    public boolean settlesLocally() {
+        return true;
+    }
+
+    @Override
+    public <R> R match(Cases<R> cases) {
+        return cases.tokenBucket(this);
+    }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.FallbackCharges;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.SlidingWindowLimit;
@@ -80,15 +81,30 @@ public final class RedisFallbackCharges implements FallbackCharges {
                 .thenApply(charged -> null);
     }
 
-    /** The script's three arguments for a limit it can charge; null for one it cannot (concurrency). */
+    /**
+     * The script's three arguments for a limit it can charge (those of {@code rate_limit.lua}); null for one it
+     * cannot: permits in progress are never charged back, they are given back.
+     */
+    private static final Limit.Cases<String[]> CHARGE_ARGUMENTS = new Limit.Cases<>() {
+
+        @Override
+        public String[] tokenBucket(TokenBucketLimit bucket) {
+            return RedisRateLimitStore.SCRIPT_ARGUMENTS.tokenBucket(bucket);
+        }
+
+        @Override
+        public String[] slidingWindow(SlidingWindowLimit window) {
+            return RedisRateLimitStore.SCRIPT_ARGUMENTS.slidingWindow(window);
+        }
+
+        @Override
+        public String[] concurrency(ConcurrencyLimit concurrency) {
+            return null;
+        }
+    };
+
     private static String[] arguments(Limit limit) {
-        if (limit instanceof TokenBucketLimit bucket) {
-            return new String[] { "t", Long.toString(bucket.capacity()), Double.toString(bucket.tokensPerSecond()) };
-        }
-        if (limit instanceof SlidingWindowLimit window) {
-            return new String[] { "w", Long.toString(window.limit()), Long.toString(window.window().toMillis()) };
-        }
-        return null;
+        return limit.match(CHARGE_ARGUMENTS);
     }
 
     private static boolean notSent(Throwable failure) {

@@ -108,22 +108,34 @@ public final class RedisRateLimitStore implements RateLimitStore {
         return value >= 0 && value < SMALL_NUMBERS.length ? SMALL_NUMBERS[value] : Integer.toString(value);
     }
 
-    /** A limit's three script arguments (kind and two numbers), formatted once: formatting a double costs. */
+    /**
+     * A limit's three script arguments: the algorithm code {@code rate_limit.lua} (and {@code charge.lua}) branch on,
+     * and two numbers. A new array each time: callers keep or change it.
+     */
+    static final Limit.Cases<String[]> SCRIPT_ARGUMENTS = new Limit.Cases<>() {
+
+        @Override
+        public String[] tokenBucket(TokenBucketLimit bucket) {
+            return new String[] { "t", Long.toString(bucket.capacity()), Double.toString(bucket.tokensPerSecond()) };
+        }
+
+        @Override
+        public String[] slidingWindow(SlidingWindowLimit window) {
+            return new String[] { "w", Long.toString(window.limit()), Long.toString(window.window().toMillis()) };
+        }
+
+        @Override
+        public String[] concurrency(ConcurrencyLimit concurrency) {
+            return new String[] { "c", Long.toString(concurrency.maxInProgress()),
+                    Long.toString(concurrency.lease().toMillis()) };
+        }
+    };
+
+    /** A limit's three script arguments ({@link #SCRIPT_ARGUMENTS}), formatted once: formatting a double costs. */
     private String[] argumentsOf(Limit limit) {
         String[] formatted = limitArguments.get(limit);
         if (formatted == null) {
-            if (limit instanceof TokenBucketLimit bucket) {
-                formatted = new String[] { "t", Long.toString(bucket.capacity()),
-                        Double.toString(bucket.tokensPerSecond()) };
-            }
-            else if (limit instanceof SlidingWindowLimit window) {
-                formatted = new String[] { "w", Long.toString(window.limit()), Long.toString(window.window().toMillis()) };
-            }
-            else {
-                ConcurrencyLimit concurrency = (ConcurrencyLimit) limit;
-                formatted = new String[] { "c", Long.toString(concurrency.maxInProgress()),
-                        Long.toString(concurrency.lease().toMillis()) };
-            }
+            formatted = limit.match(SCRIPT_ARGUMENTS);
             if (limitArguments.size() < 10_000) {
                 limitArguments.put(limit, formatted);
             }

@@ -70,23 +70,7 @@ public final class RuleView {
         }
         view.put("match", match);
         view.put("key", rule.key());
-        Limit limit = rule.limit();
-        if (limit instanceof TokenBucketLimit bucket) {
-            view.put("algorithm", "token-bucket");
-            view.put("capacity", bucket.capacity());
-            view.put("refillTokens", bucket.refillTokens());
-            view.put("refillPeriod", bucket.refillPeriod().toString());
-        }
-        else if (limit instanceof SlidingWindowLimit window) {
-            view.put("algorithm", "sliding-window");
-            view.put("limit", window.limit());
-            view.put("window", window.window().toString());
-        }
-        else if (limit instanceof ConcurrencyLimit concurrency) {
-            view.put("algorithm", "concurrency");
-            view.put("maxInProgress", concurrency.maxInProgress());
-            view.put("lease", concurrency.lease().toString());
-        }
+        view.putAll(rule.limit().match(LIMIT_VIEW));
         if (rule.cost() > 0) {
             view.put("cost", rule.cost());
         }
@@ -100,6 +84,41 @@ public final class RuleView {
         view.put("whenMissing", rule.whenMissing());
         return view;
     }
+
+    /**
+     * A limit's settings as the endpoint shows them: its algorithm and the settings of it, under the names a rule
+     * spec takes (so that a rule read can be posted back), in this order.
+     */
+    private static final Limit.Cases<Map<String, Object>> LIMIT_VIEW = new Limit.Cases<>() {
+
+        @Override
+        public Map<String, Object> tokenBucket(TokenBucketLimit bucket) {
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("algorithm", "token-bucket");
+            view.put("capacity", bucket.capacity());
+            view.put("refillTokens", bucket.refillTokens());
+            view.put("refillPeriod", bucket.refillPeriod().toString());
+            return view;
+        }
+
+        @Override
+        public Map<String, Object> slidingWindow(SlidingWindowLimit window) {
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("algorithm", "sliding-window");
+            view.put("limit", window.limit());
+            view.put("window", window.window().toString());
+            return view;
+        }
+
+        @Override
+        public Map<String, Object> concurrency(ConcurrencyLimit concurrency) {
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("algorithm", "concurrency");
+            view.put("maxInProgress", concurrency.maxInProgress());
+            view.put("lease", concurrency.lease().toString());
+            return view;
+        }
+    };
 
     private static void putIfNotEmpty(Map<String, Object> view, String name, Collection<?> values) {
         if (!values.isEmpty()) {
