@@ -77,7 +77,7 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      * {@code ratelimit-autoconfigure/src/main/resources/META-INF/ratelimit/rules-api.openapi.yaml}
      * ({@code RuleDocument}: the {@code algorithm} enum and the settings).</li>
      * </ol>
-     * The whole list, one line per file, is in {@code ADDING-AN-ALGORITHM.md}.
+     * The whole list, one line per file, is in ARCHITECTURE.md, "Adding an algorithm".
      *
      * @param <R> what the caller makes of a limit
      */
