@@ -85,21 +85,6 @@ final class PacedTraffic {
                 .filter(r -> region == null || r.region().equals(region)).count();
     }
 
-    /** The most admitted across all regions in any window of {@code windowMillis} (stepped by 100 ms). */
-    static long mostInAnyWindow(List<Response> responses, long windowMillis) {
-        return mostInAnyWindow(responses, windowMillis, 0);
-    }
-
-    /** Likewise, over windows starting at {@code fromMillis} or later. */
-    static long mostInAnyWindow(List<Response> responses, long windowMillis, long fromMillis) {
-        long last = responses.isEmpty() ? 0 : responses.get(responses.size() - 1).atMillis();
-        long most = 0;
-        for (long from = fromMillis; from + windowMillis <= Math.max(last, fromMillis + windowMillis); from += 100) {
-            most = Math.max(most, admitted(responses, null, from, from + windowMillis));
-        }
-        return most;
-    }
-
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);

@@ -44,7 +44,14 @@ final class RegionAnswers {
 
     /** Every window of {@code windowMillis}, wherever it starts (not only on whole seconds), across regions. */
     Busiest busiestWindow(long windowMillis) {
-        long[] times = answers.stream().filter(RegionAnswer::admitted).mapToLong(RegionAnswer::sentMillis).toArray();
+        return busiestWindow(windowMillis, 0, Long.MAX_VALUE);
+    }
+
+    /** Likewise, counting only the requests sent in [from, to) ms. */
+    Busiest busiestWindow(long windowMillis, long fromMillis, long toMillis) {
+        long[] times = answers.stream().filter(RegionAnswer::admitted)
+                .filter(a -> a.sentMillis() >= fromMillis && a.sentMillis() < toMillis)
+                .mapToLong(RegionAnswer::sentMillis).toArray();
         long most = 0;
         long from = 0;
         // the window that starts at each admitted request holds it and every later one less than a window after it

@@ -15,8 +15,15 @@ import dev.ratelimiter.scenarios.Report.Check;
  *
  * @param limit the global limit and the shares it should split into
  * @param followBound how soon a share must follow the traffic
+ * @param moveBound how soon a share must follow traffic that moved from one region to another
  */
-record RegionChecks(GlobalLimit limit, Duration followBound) {
+record RegionChecks(GlobalLimit limit, Duration followBound, Duration moveBound) {
+
+    /**
+     * From when the tokens the client's buckets held at the start are spent (at 2 × the limit's rate, 6 s): from then
+     * on any window holds what the shares refill, the limit.
+     */
+    static final long BANKED_SPENT_MILLIS = 6_000;
 
     /** Every check, in the order the summary lists them; {@code upstreamHits}: the client's requests at the upstream. */
     List<Check> all(List<Phase> phases, RegionAnswers answers, long upstreamHits) {
@@ -28,10 +35,26 @@ record RegionChecks(GlobalLimit limit, Duration followBound) {
                 .count();
         checks.add(new Check("every answer states its own region's share (RateLimit-Policy q= and region=)",
                 stated + " of " + answers.all().size(), "all", stated == answers.all().size()));
-        for (Phase phase : phases) {
-            phase.onlyRegion().ifPresent(region -> checks.add(shareFollows(phase, region, answers)));
+        long oneRegionUntil = 0;
+        for (int i = 0; i < phases.size(); i++) {
+            Phase phase = phases.get(i);
+            if (phase.onlyRegion().isEmpty()) {
+                continue;
+            }
+            String region = phase.onlyRegion().get();
+            // a move: all the traffic was in another region the phase before
+            boolean moved = i > 0 && phases.get(i - 1).onlyRegion().filter(before -> !before.equals(region))
+                    .isPresent();
+            checks.add(shareFollows(phase, region, answers, moved));
+            if (phase.seconds() * 1_000L >= moveBound.toMillis() + limit.period().toMillis()) {
+                checks.add(saturated(phase, region, answers));
+            }
+            oneRegionUntil = Math.max(oneRegionUntil, phase.toMillis());
         }
         checks.add(windowBound(answers));
+        if (oneRegionUntil > BANKED_SPENT_MILLIS) {
+            checks.add(windowBoundOnceBankedSpent(answers, oneRegionUntil));
+        }
         Phase even = phases.get(phases.size() - 1);
         checks.add(sharesBackToDefault(even, answers));
         checks.add(evenTotal(even, answers));
@@ -42,7 +65,8 @@ record RegionChecks(GlobalLimit limit, Duration followBound) {
         return checks;
     }
 
-    private Check shareFollows(Phase phase, String region, RegionAnswers answers) {
+    private Check shareFollows(Phase phase, String region, RegionAnswers answers, boolean moved) {
+        Duration bound = moved ? moveBound : followBound;
         long hot = limit.hotShare();
         OptionalLong reached = answers.firstShareAtLeast(region, hot, phase.fromMillis(), phase.toMillis());
         long atStart = answers.firstShare(region, phase.fromMillis(), phase.toMillis());
@@ -51,8 +75,43 @@ record RegionChecks(GlobalLimit limit, Duration followBound) {
         return new Check(phase.name() + ": " + region + "'s share reaches limit − 2 × floor = " + hot,
                 (reached.isPresent() ? Report.f(after) + " s after the phase began" : "not within the phase")
                         + " (share " + atStart + " at its start, " + atEnd + " at its end)",
-                "within " + followBound.toSeconds() + " s, and still " + hot + " at the end",
-                reached.isPresent() && after <= followBound.toSeconds() && atEnd == hot);
+                "within " + bound.toSeconds() + " s" + (moved ? " (a move)" : "") + ", and still "
+                        + hot + " at the end",
+                reached.isPresent() && after <= bound.toSeconds() && atEnd == hot);
+    }
+
+    /**
+     * Saturated, the region's bucket admits what its share refills: the hot share per window, give or take the
+     * requests of one refill interval at either end of the window. Counted over the phase's last window, once the
+     * share has followed.
+     */
+    private Check saturated(Phase phase, String region, RegionAnswers answers) {
+        long hot = limit.hotShare();
+        long from = phase.toMillis() - limit.period().toMillis();
+        long admitted = answers.admitted(region, from, phase.toMillis());
+        long tolerance = limit.limit() / 10;
+        return new Check(phase.name() + ": admitted in " + region + " over the phase's last "
+                + limit.period().toSeconds() + " s (saturated: its bucket admits what its share refills)",
+                String.valueOf(admitted), "the hot share ± " + tolerance + " = " + (hot - tolerance) + "–"
+                        + (hot + tolerance),
+                Math.abs(admitted - hot) <= tolerance);
+    }
+
+    /**
+     * The bound in general is the limit plus the quota moved; on a token bucket the region the traffic moved to was
+     * refusing, so its bucket was empty when it grew and refills at its new rate: no burst on top. So once the tokens
+     * banked at the start are spent, any window while the traffic is in one region (and through the move) holds the
+     * limit, give or take the requests of one refill interval.
+     */
+    private Check windowBoundOnceBankedSpent(RegionAnswers answers, long untilMillis) {
+        long window = limit.period().toMillis();
+        RegionAnswers.Busiest busiest = answers.busiestWindow(window, BANKED_SPENT_MILLIS, untilMillis);
+        long bound = limit.limit() + limit.limit() / 10;
+        return new Check("most admitted in any " + limit.period().toSeconds() + " s window, all regions, from "
+                + Report.f(BANKED_SPENT_MILLIS / 1000.0) + " s (the banked tokens spent) to "
+                + Report.f(untilMillis / 1000.0) + " s (the traffic in one region, moving once)",
+                busiest.admitted() + " (the window from " + Report.f(busiest.fromMillis() / 1000.0) + " s)",
+                "≤ limit + 10 % = " + bound + " (no burst on the move)", busiest.admitted() <= bound);
     }
 
     private Check windowBound(RegionAnswers answers) {
