@@ -69,6 +69,41 @@ class ArchitectureTest {
                 .check(MAIN);
     }
 
+    /**
+     * The Server MVC flavour loads the wiring too, on a class path without WebFlux or Spring Cloud Gateway's reactive
+     * server: a shared wiring class that names a WebFlux type fails there as it loads (NoClassDefFoundError), which
+     * only an MVC test booting that path would show. So the classes that may name one are listed — the WebFlux
+     * flavour's own wiring, loaded only under its conditions — and a new one must be added here on purpose.
+     */
+    @Test
+    void onlyTheWebFluxWiringNamesWebFluxTypes() {
+        noClasses().that().resideInAPackage("dev.ratelimiter.autoconfigure..")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.LoopbackOperatorPortConfiguration")
+                .and().doNotHaveFullyQualifiedName(
+                        "dev.ratelimiter.autoconfigure.OperatorSecurityManagementContextConfiguration")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.RateLimitGatewayAutoConfiguration")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.RateLimitIdentityAutoConfiguration")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.RateLimitSheddingAutoConfiguration")
+                .and().doNotHaveFullyQualifiedName(
+                        "dev.ratelimiter.autoconfigure.RulesApiManagementContextConfiguration")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.identity.WebFluxIdentityResolvers")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RuleDocumentReader")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiHandler")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiRoutes")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorRequests")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorSecurityFilter")
+                .and().resideOutsideOfPackage("dev.ratelimiter.autoconfigure.mvc..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ratelimiter.gateway.webflux..",
+                        "org.springframework.web.server..", "org.springframework.web.reactive..",
+                        "org.springframework.http.server.reactive..", "org.springframework.cloud.gateway..",
+                        "org.springframework.security.config.web.server..", "org.springframework.security.web.server..")
+                .orShould().dependOnClassesThat()
+                .haveFullyQualifiedName("dev.ratelimiter.gateway.RequestIdentityResolver")
+                .because("the Server MVC flavour loads the rest of the wiring on a class path without them")
+                .check(MAIN);
+    }
+
     @Test
     void theSharedLayerComesFromItsOwnJarAndTheWebFluxFlavourFromAnother() {
         assertThat(jarOf(Admission.class)).contains("ratelimit-gateway-common");

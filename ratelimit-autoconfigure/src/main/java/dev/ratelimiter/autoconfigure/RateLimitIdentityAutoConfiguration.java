@@ -1,6 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
-import dev.ratelimiter.autoconfigure.identity.IdentityResolvers;
+import dev.ratelimiter.autoconfigure.identity.WebFluxIdentityResolvers;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -31,6 +31,6 @@ public final class RateLimitIdentityAutoConfiguration {
     @ConditionalOnMissingBean
     RequestIdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, BeanFactory beans,
             ApplicationContext context) {
-        return IdentityResolvers.of(properties, beans, context.getClassLoader());
+        return WebFluxIdentityResolvers.of(properties, beans, context.getClassLoader());
     }
 }

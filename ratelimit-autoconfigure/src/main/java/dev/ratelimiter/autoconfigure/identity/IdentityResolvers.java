@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.IdentityProperties;
-import dev.ratelimiter.autoconfigure.IdentitySourceProperties.Source;
 import dev.ratelimiter.autoconfigure.IdentitySourceProperties;
+import dev.ratelimiter.autoconfigure.IdentitySourceProperties.Source;
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.gateway.ClaimSource;
@@ -13,45 +13,19 @@ import dev.ratelimiter.gateway.ExpressionSource;
 import dev.ratelimiter.gateway.IdentitySource;
 import dev.ratelimiter.gateway.IdentitySources;
 import dev.ratelimiter.gateway.RequestIdentity;
-import dev.ratelimiter.gateway.RequestIdentityResolver;
-import dev.ratelimiter.gateway.webflux.ConfiguredIdentityResolver;
-import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.NoSuchBeanDefinitionException;
-import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.util.StringUtils;
 
 /**
- * The identity resolver {@code ratelimit.identity.*} describes, checked as it is built: every mistake fails the
- * start-up naming its setting. Headers only (the default) give the {@link RequestIdentity} the filter reads without a
- * Mono; any other source gives a {@link ConfiguredIdentityResolver} on WebFlux, and the {@link IdentitySources} it is
- * built on to the Server MVC flavour ({@link #sources(RateLimitProperties, ClassLoader)}).
+ * The identity {@code ratelimit.identity.*} describes, checked as it is built: every mistake fails the start-up naming
+ * its setting. Headers only (the default) give the {@link RequestIdentity} each flavour reads directly; any other
+ * source gives the {@link IdentitySources} both flavours read ({@link #sources(RateLimitProperties, ClassLoader)}).
+ * Web-neutral, so that the Server MVC flavour can load it: the WebFlux resolver is {@link WebFluxIdentityResolvers}'.
  */
 public final class IdentityResolvers {
 
-    private static final String PREFIX = "ratelimit.identity.";
+    static final String PREFIX = "ratelimit.identity.";
 
     private IdentityResolvers() {
-    }
-
-    public static RequestIdentityResolver of(RateLimitProperties properties, BeanFactory beans,
-            ClassLoader classLoader) {
-        IdentityProperties identity = properties.getIdentity();
-        if (fromHeaders(identity)) {
-            return new HeaderIdentityResolver(requestIdentity(properties, AdapterSettings.tierHeader(properties)));
-        }
-        boolean claims = ClaimSource.available(classLoader);
-        IdentitySourceProperties.ApiKey apiKey = identity.getApiKey();
-        KeyResolver keyResolver = null;
-        if (apiKey.getSource().contains(Source.KEY_RESOLVER)) {
-            keyResolver = keyResolver(apiKey, beans);
-        }
-        return new ConfiguredIdentityResolver(
-                keyResolver != null ? List.of()
-                        : sources("api-key", apiKey, properties.getApiKey().getHeader(), claims),
-                sources("user", identity.getUser(), identity.getUserHeader(), claims),
-                sources("tenant", identity.getTenant(), identity.getTenantHeader(), claims),
-                tierSource(identity.getTier(), claims), keyResolver, apiKey.getKeyResolver());
     }
 
     /**
@@ -73,7 +47,7 @@ public final class IdentityResolvers {
     }
 
     /** Whether every value, the trusted tier included, comes from a header; refuses a tier with two sources. */
-    private static boolean fromHeaders(IdentityProperties identity) {
+    static boolean fromHeaders(IdentityProperties identity) {
         IdentitySourceProperties.Tier tier = identity.getTier();
         if (StringUtils.hasText(tier.getClaim()) && StringUtils.hasText(tier.getHeader())) {
             throw new InvalidLimitException(PREFIX + "tier", PREFIX + "tier.claim and " + PREFIX + "tier.header are "
@@ -82,7 +56,7 @@ public final class IdentityResolvers {
         return headersOnly(identity) && !StringUtils.hasText(tier.getClaim());
     }
 
-    private static IdentitySource tierSource(IdentitySourceProperties.Tier tier, boolean claims) {
+    static IdentitySource tierSource(IdentitySourceProperties.Tier tier, boolean claims) {
         if (StringUtils.hasText(tier.getClaim())) {
             requireClaims(claims, PREFIX + "tier.claim");
             return new ClaimSource(tier.getClaim());
@@ -101,7 +75,7 @@ public final class IdentityResolvers {
                 && List.of(Source.HEADER).equals(identity.getTenant().getSource());
     }
 
-    private static List<IdentitySource> sources(String dimension, IdentitySourceProperties configured, String header,
+    static List<IdentitySource> sources(String dimension, IdentitySourceProperties configured, String header,
             boolean claims) {
         String setting = PREFIX + dimension + ".source";
         if (configured.getSource() == null || configured.getSource().isEmpty()) {
@@ -135,26 +109,6 @@ public final class IdentityResolvers {
             });
         }
         return sources;
-    }
-
-    private static KeyResolver keyResolver(IdentitySourceProperties.ApiKey apiKey, BeanFactory beans) {
-        String setting = PREFIX + "api-key.source";
-        if (apiKey.getSource().size() != 1) {
-            throw new InvalidLimitException(setting, setting + " combines key-resolver with other sources; a "
-                    + "KeyResolver decides alone (write the fallback into it).");
-        }
-        String name = apiKey.getKeyResolver();
-        if (!StringUtils.hasText(name)) {
-            throw new InvalidLimitException(PREFIX + "api-key.key-resolver", setting + " is key-resolver, but "
-                    + PREFIX + "api-key.key-resolver does not name the KeyResolver bean.");
-        }
-        try {
-            return beans.getBean(name, KeyResolver.class);
-        }
-        catch (NoSuchBeanDefinitionException ex) {
-            throw new InvalidLimitException(PREFIX + "api-key.key-resolver", PREFIX + "api-key.key-resolver names '"
-                    + name + "', but there is no KeyResolver bean of that name.");
-        }
     }
 
     private static void requireClaims(boolean claims, String setting) {
