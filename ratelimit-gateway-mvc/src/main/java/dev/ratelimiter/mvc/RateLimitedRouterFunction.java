@@ -72,21 +72,18 @@ final class RateLimitedRouterFunction implements RouterFunction<ServerResponse> 
         return refusal != null ? RefusalResponses.of(refusal) : response;
     }
 
-    /** The route's refusal by the limiter, else by the load shedder; null to let it through. */
-    private RefusalRenderer.Rendered decide(ServerRequest request, String routeId, LimitedRequest limited) {
+    /** The route's ruling: not limited, else refused by the limiter, else by the load shedder, else admitted. */
+    private MvcRequestLifecycle.Ruling decide(ServerRequest request, String routeId, LimitedRequest limited) {
         Map<String, Object> metadata = limiter.metadata(routeId, attributes().getOrDefault(routeId, Map.of()));
         if (!RouteMetadata.limited(metadata)) {
-            return null;
+            return MvcRequestLifecycle.Ruling.UNLIMITED;
         }
         RefusalRenderer.Rendered refused = limiter.decide(request, routeId, metadata, limited);
         if (refused == null && shedding != null) {
             refused = shedding.admit(request, routeId, metadata, limited);
         }
-        if (refused == null) {
-            // its error page, should the upstream call fail, is never answered as a refusal
-            limited.admitted();
-        }
-        return refused;
+        // admitted: its error page, should the upstream call fail, is never answered as a refusal
+        return refused == null ? MvcRequestLifecycle.Ruling.ADMITTED : MvcRequestLifecycle.Ruling.refused(refused);
     }
 
     /**
