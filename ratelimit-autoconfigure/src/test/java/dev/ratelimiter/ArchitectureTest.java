@@ -1,13 +1,17 @@
 package dev.ratelimiter;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.RefusalContext;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
 import dev.ratelimiter.gateway.webflux.RateLimitFilter;
 import org.junit.jupiter.api.Test;
+import org.springframework.web.server.ServerWebExchange;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -54,18 +58,25 @@ class ArchitectureTest {
     /**
      * The layer both flavours share (ratelimit-gateway-common) depends on spring-web, whose jar also holds WebFlux's
      * {@code ServerWebExchange}: the module graph cannot keep a reactive type out of a shared signature, so this does.
-     * The one exception is {@code RequestIdentityResolver}, the WebFlux flavour's public extension point, which keeps
-     * its package so that applications implementing it need not change; it lives in ratelimit-gateway-webflux.
+     * Two exceptions, for applications written before the flavours shared it: {@code RequestIdentityResolver}, the
+     * WebFlux flavour's public extension point, which kept its package (it lives in ratelimit-gateway-webflux), and
+     * {@code RefusalContext}'s deprecated {@code exchange()}, which may name {@code ServerWebExchange} and nothing else.
      */
     @Test
     void theSharedLayerKnowsNoWebStack() {
+        String[] webStacks = { "org.springframework.web.server..", "org.springframework.web.reactive..",
+                "org.springframework.http.server.reactive..", "org.springframework.web.servlet..",
+                "org.springframework.cloud..", "jakarta.servlet..", "reactor.netty..", "io.netty..",
+                "dev.ratelimiter.gateway.webflux.." };
         noClasses().that().resideInAPackage("dev.ratelimiter.gateway")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.gateway.RequestIdentityResolver")
-                .should().dependOnClassesThat().resideInAnyPackage("org.springframework.web.server..",
-                        "org.springframework.web.reactive..", "org.springframework.http.server.reactive..",
-                        "org.springframework.web.servlet..", "org.springframework.cloud..", "jakarta.servlet..",
-                        "reactor.netty..", "io.netty..", "dev.ratelimiter.gateway.webflux..")
+                .and().doNotHaveFullyQualifiedName(RefusalContext.class.getName())
+                .should().dependOnClassesThat().resideInAnyPackage(webStacks)
                 .because("both flavours decide through it; each keeps only how it waits and how it writes")
+                .check(MAIN);
+        noClasses().that().haveFullyQualifiedName(RefusalContext.class.getName())
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAnyPackage(webStacks)
+                        .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(ServerWebExchange.class))))
                 .check(MAIN);
     }
 

@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Bean;
  * itself.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class })
-@ConditionalOnClass(GlobalFilter.class)
+@ConditionalOnClass(value = GlobalFilter.class, name = "dev.ratelimiter.gateway.webflux.RateLimitFilter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)

@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Bean;
  * saying so.
  */
 @AutoConfiguration(before = RateLimitGatewayAutoConfiguration.class)
-@ConditionalOnClass(GlobalFilter.class)
+@ConditionalOnClass(value = GlobalFilter.class, name = "dev.ratelimiter.gateway.webflux.RateLimitFilter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)

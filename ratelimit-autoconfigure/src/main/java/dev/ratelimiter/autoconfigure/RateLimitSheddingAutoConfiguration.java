@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = { RateLimitGatewayAutoConfiguration.class, RateLimitEventsAutoConfiguration.class,
         RateLimitActuatorAutoConfiguration.class })
-@ConditionalOnClass(GlobalFilter.class)
+@ConditionalOnClass(value = GlobalFilter.class, name = "dev.ratelimiter.gateway.webflux.RateLimitFilter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = { "ratelimit.enabled", "ratelimit.shedding.enabled" }, matchIfMissing = true)
 @EnableConfigurationProperties({ LoadSheddingProperties.class, RateLimitProperties.class })

@@ -41,6 +41,7 @@ public final class Admission {
     private final VerdictListener listener;
     private final Clock clock;
     private final WarnOnce unknownTiers = new WarnOnce(logger);
+    private final ThrottledLog failedDecisions = new ThrottledLog(logger);
     private final WarnOnce tokenKeysListedAsHeaderKeys = new WarnOnce(logger);
 
     /**
@@ -105,8 +106,8 @@ public final class Admission {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a limiter
                     // bug must become neither an outage of the API behind it nor a way past a rule that promised to
                     // fail closed: the rules' failure modes decide, without the store.
-                    logger.error("Rate-limit decision failed; deciding the request by its rules' failure modes",
-                            failure);
+                    failedDecisions.error("Rate-limit decision failed; deciding the request by its rules' failure "
+                            + "modes", failure);
                     return Mono.just(evaluator.undecided(rules, attributes));
                 });
         return Decision.checking(this, attributes, verdict, () -> evaluator.undecided(rules, attributes));

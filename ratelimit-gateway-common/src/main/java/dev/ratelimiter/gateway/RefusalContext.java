@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.List;
 
 import dev.ratelimiter.core.RequestAttributes;
+import org.springframework.web.server.ServerWebExchange;
 
 /**
  * What a {@linkplain RateLimitResponseCustomizer customizer} may read about a refusal: nothing here changes the
@@ -31,5 +32,17 @@ public record RefusalContext(Refusal.Kind kind, List<String> ruleIds, long retry
      */
     public <T> T nativeExchange(Class<T> type) {
         return type.isInstance(nativeExchange) ? type.cast(nativeExchange) : null;
+    }
+
+    /**
+     * The WebFlux exchange, as before the flavours shared this type; null on Server MVC.
+     *
+     * @deprecated the shared layer names no web stack: read {@code nativeExchange(ServerWebExchange.class)}. Kept so
+     * that customizers written against it compile and link unchanged (spring-web, which holds the type, is on both
+     * flavours' class paths).
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public ServerWebExchange exchange() {
+        return nativeExchange(ServerWebExchange.class);
     }
 }

@@ -59,7 +59,7 @@ public final class MvcLoadShedding {
                             RouteMetadata.routeClass(metadata));
             listener.onShed(attributes, priority, shedder.upstream());
             return refusals.render(RefusalAnswer.overloaded(attributes, shedder.upstream(), priority.label(),
-                    retryAfterSeconds), new HttpHeaders(), attributes, null);
+                    retryAfterSeconds), new HttpHeaders(), attributes, limited);
         }
         limited.hold(ticket);
         return null;

@@ -46,8 +46,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     public static final String COST_METADATA = RouteMetadata.COST;
     public static final String DEFAULT_ROUTE_CLASS = RouteMetadata.DEFAULT_ROUTE_CLASS;
 
-    /** Exchange attribute holding the request's {@link RequestAttributes}, for filters after this one. */
-    public static final String REQUEST_ATTRIBUTE = RateLimitFilter.class.getName() + ".request";
+    /**
+     * Exchange attribute holding the request's {@link RequestAttributes}, for filters after this one. Spelled out: it
+     * is documented by name and kept the name it had before the filter moved to this package.
+     */
+    public static final String REQUEST_ATTRIBUTE = "dev.ratelimiter.gateway.RateLimitFilter.request";
 
     private static final Logger logger = LoggerFactory.getLogger(RateLimitFilter.class);
 
