@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ApiKeyFormatIntegrationTest {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

@@ -30,7 +30,7 @@ class ApiKeysInRedisTest {
     static final String NEW_SECRET = "the-new-client-id-secret-4567";
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

@@ -49,7 +49,7 @@ class ConcurrencyPermitStormTest {
     private static final long SEED = Long.getLong("ratelimit.test.seed", 20261201L);
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

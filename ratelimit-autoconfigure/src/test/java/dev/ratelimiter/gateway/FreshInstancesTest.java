@@ -40,7 +40,7 @@ class FreshInstancesTest {
     private static final int FIRST = 100;
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

@@ -22,27 +22,43 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  * Tests of one shared context whose state builds up from test to test (runtime rules written once, a meter that
  * counts across tests) take {@link #keptAcrossTests()} instead.
  *
+ * A class that never kills, pauses or restarts its Redis, and whose gateways are all closed when it ends
+ * ({@code @DirtiesContext}, or closed in {@code @AfterAll}), takes the {@code onSharedRedis} variants: the test JVM's
+ * one Redis ({@link RedisServerExtension#shared()}), emptied before the class, instead of a server started and stopped
+ * for it.
+ *
  * A test that kills or pauses Redis leaves it to its own {@code @BeforeEach} to bring it back: the clean-up here runs
  * first and skips a server that is not running.
  */
 public final class GatewayFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
-    private final RedisServerExtension redis = new RedisServerExtension();
+    private final RedisServerExtension redis;
     private final StubUpstream upstream = StubUpstream.start();
     private final boolean cleanBeforeEach;
 
-    private GatewayFixture(boolean cleanBeforeEach) {
+    private GatewayFixture(boolean cleanBeforeEach, boolean sharedRedis) {
         this.cleanBeforeEach = cleanBeforeEach;
+        this.redis = sharedRedis ? RedisServerExtension.shared() : new RedisServerExtension();
     }
 
     /** Before each test: {@code FLUSHALL} (if the server runs) and the stub's counts reset. */
     public static GatewayFixture cleanBeforeEach() {
-        return new GatewayFixture(true);
+        return new GatewayFixture(true, false);
     }
 
     /** Redis and the stub's counts carry over from one test to the next. */
     public static GatewayFixture keptAcrossTests() {
-        return new GatewayFixture(false);
+        return new GatewayFixture(false, false);
+    }
+
+    /** As {@link #cleanBeforeEach()}, on the test JVM's shared Redis (see above for which classes may). */
+    public static GatewayFixture cleanBeforeEachOnSharedRedis() {
+        return new GatewayFixture(true, true);
+    }
+
+    /** As {@link #keptAcrossTests()}, on the test JVM's shared Redis, emptied before the class. */
+    public static GatewayFixture keptAcrossTestsOnSharedRedis() {
+        return new GatewayFixture(false, true);
     }
 
     public RedisServerExtension redis() {

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IdentityResolverFailureIntegrationTest {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     static final List<String> MODES = List.of("error", "throw", "empty", "null", "never", "late");

@@ -38,7 +38,7 @@ class OperatorSecurityIntegrationTest {
     static final String VIEWER_PASSWORD = "viewer-secret-0123";
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

@@ -33,7 +33,7 @@ class PrometheusScrapeTest {
     static final Path DASHBOARD = Path.of("..", "src", "docs", "grafana", "ratelimit-dashboard.json");
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

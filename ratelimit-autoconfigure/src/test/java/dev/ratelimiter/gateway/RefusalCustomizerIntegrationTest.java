@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RefusalCustomizerIntegrationTest {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
     static final JsonMapper json = JsonMapper.builder().build();
 

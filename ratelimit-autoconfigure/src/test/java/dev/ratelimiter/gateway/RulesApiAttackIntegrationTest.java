@@ -45,7 +45,7 @@ class RulesApiAttackIntegrationTest {
             "ratelimit-viewer:viewer-secret-0123".getBytes(StandardCharsets.UTF_8));
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TrustedTierHeaderIntegrationTest {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     static ConfigurableApplicationContext gateway;

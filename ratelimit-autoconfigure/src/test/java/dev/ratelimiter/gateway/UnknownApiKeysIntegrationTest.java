@@ -30,7 +30,7 @@ class UnknownApiKeysIntegrationTest {
     static final int BUDGET = 20;
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.keptAcrossTests();
+    static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class UnvouchedIdentityIntegrationTest {
 
     @RegisterExtension
-    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEach();
+    static final GatewayFixture fixture = GatewayFixture.cleanBeforeEachOnSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     static ConfigurableApplicationContext gateway;

@@ -51,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ComposedRoutesIntegrationTest {
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     @TestConfiguration(proxyBeanMethods = false)

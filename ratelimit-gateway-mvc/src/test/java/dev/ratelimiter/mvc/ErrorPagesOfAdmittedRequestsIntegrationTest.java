@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ErrorPagesOfAdmittedRequestsIntegrationTest {
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort

@@ -63,7 +63,7 @@ class MvcConcurrencyPermitStormTest {
     private static final long SEED = Long.getLong("ratelimit.test.seed", 20261204L);
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final RedisServerExtension redis = fixture.redis();
     static final StubUpstream upstream = fixture.upstream();
 

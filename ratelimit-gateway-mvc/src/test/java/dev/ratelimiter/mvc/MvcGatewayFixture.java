@@ -18,8 +18,26 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  */
 final class MvcGatewayFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
-    private final RedisServerExtension redis = new RedisServerExtension();
+    private final RedisServerExtension redis;
     private final StubUpstream upstream = StubUpstream.start();
+
+    /** With a Redis of the class's own, one it may pause. */
+    MvcGatewayFixture() {
+        this(new RedisServerExtension());
+    }
+
+    private MvcGatewayFixture(RedisServerExtension redis) {
+        this.redis = redis;
+    }
+
+    /**
+     * On the test JVM's shared Redis, emptied before the class ({@link RedisServerExtension#shared()}): for a class that
+     * never pauses or kills it and whose context is closed when it ends ({@code @DirtiesContext}); a context left in the
+     * cache would keep its instance heartbeat in the shared Redis, counted by the next class's gateway.
+     */
+    static MvcGatewayFixture onSharedRedis() {
+        return new MvcGatewayFixture(RedisServerExtension.shared());
+    }
 
     RedisServerExtension redis() {
         return redis;

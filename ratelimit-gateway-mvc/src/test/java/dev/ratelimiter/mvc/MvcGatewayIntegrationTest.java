@@ -68,7 +68,7 @@ class MvcGatewayIntegrationTest {
     }
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     private static final JsonMapper json = JsonMapper.builder().build();

@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MvcLoadSheddingIntegrationTest {
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
     static final int DEAD_PORT = LoopbackPorts.refusing();
 

@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MvcRulesApiIntegrationTest {
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     private static final JsonMapper json = JsonMapper.builder().build();

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MvcUnvouchedIdentityIntegrationTest {
 
     @RegisterExtension
-    static final MvcGatewayFixture fixture = new MvcGatewayFixture();
+    static final MvcGatewayFixture fixture = MvcGatewayFixture.onSharedRedis();
     static final StubUpstream upstream = fixture.upstream();
 
     @LocalServerPort

@@ -15,13 +15,36 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * The server starts in {@code beforeAll}, or earlier on first use of any accessor, so a
  * {@code @DynamicPropertySource} method may read {@link #url()} whenever Spring asks for it.
+ *
+ * <p>{@link #shared()} gives the class the test JVM's {@link SharedRedisServer} instead, emptied before the class.
  */
 public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback {
 
+    private final boolean shared;
     private RedisServer server;
+
+    /** A server of the class's own, started for it and stopped after it: one the class may kill or pause. */
+    public RedisServerExtension() {
+        this(false);
+    }
+
+    private RedisServerExtension(boolean shared) {
+        this.shared = shared;
+    }
+
+    /**
+     * The test JVM's shared server, made to look freshly started (empty, no scripts, no statistics) before the class,
+     * and left running after it; see {@link SharedRedisServer} for what the class must not do with it.
+     */
+    public static RedisServerExtension shared() {
+        return new RedisServerExtension(true);
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
+        if (shared) {
+            SharedRedisServer.reset();
+        }
         server();
     }
 
@@ -31,6 +54,9 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
      */
     @Override
     public void afterAll(ExtensionContext context) {
+        if (shared) {
+            return;
+        }
         ClosedAfterTheClass.closeWhenTheClassEnds(context, this, this::stop);
     }
 
@@ -44,7 +70,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     /** The running server, started on first use. */
     public synchronized RedisServer server() {
         if (server == null) {
-            server = RedisServers.start();
+            server = shared ? SharedRedisServer.get() : RedisServers.start();
         }
         return server;
     }
