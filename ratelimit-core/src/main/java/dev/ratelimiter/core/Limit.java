@@ -66,8 +66,8 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      * <li>then the compiler lists every handler: the methods of {@link Limit} it must implement, the core's
      * in-memory state ({@code BucketState}: its arithmetic beside the Lua's), the Redis store's script arguments
      * ({@code RedisRateLimitStore.SCRIPT_ARGUMENTS}, {@code RedisFallbackCharges}), the {@code RateLimit-Policy}
-     * header ({@code RateLimitHeaders}), the operator endpoint's view and the unknown-keys rule
-     * ({@code RuleView}, {@code RuleFactory});</li>
+     * header and the unknown-keys rule (through {@link #capsInProgress()}), the operator endpoint's view
+     * ({@code RuleView});</li>
      * <li>the compiler cannot list the rest. The Lua side is in
      * {@code ratelimit-redis/src/main/resources/META-INF/scripts/ratelimit/rate_limit.lua}: the per-algorithm branch
      * of {@code decide}, keyed by the algorithm code the Redis store sends ({@code 't'}, {@code 'w'}, {@code 'c'}),

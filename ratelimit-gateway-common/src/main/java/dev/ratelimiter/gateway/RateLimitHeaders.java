@@ -5,13 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.Scope;
-import dev.ratelimiter.core.SlidingWindowLimit;
-import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import org.springframework.http.HttpHeaders;
 
@@ -94,31 +91,12 @@ public final class RateLimitHeaders {
 
     private static String describe(Rule rule) {
         Limit limit = rule.limit();
-        if (!limit.match(STATES_A_WINDOW)) {
+        // A cap on requests in progress has no window to state; a quota per period does.
+        if (limit.capsInProgress()) {
             return "\"" + rule.id() + "\";q=" + limit.quota();
         }
         return "\"" + rule.id() + "\";q=" + limit.quota() + ";w=" + Math.max(1, ceilSeconds(limit.window()));
     }
-
-    /** Whether a limit's policy item states its window ({@code w}): a quota per period does, a cap on concurrency not. */
-    private static final Limit.Cases<Boolean> STATES_A_WINDOW = new Limit.Cases<>() {
-
-        @Override
-        public Boolean tokenBucket(TokenBucketLimit limit) {
-            return true;
-        }
-
-        @Override
-        public Boolean slidingWindow(SlidingWindowLimit limit) {
-            return true;
-        }
-
-        /** In progress at once: there is no window to state. */
-        @Override
-        public Boolean concurrency(ConcurrencyLimit limit) {
-            return false;
-        }
-    };
 
     /** Whole seconds a denied client should wait: rounded up, at least 1 (0 would invite an immediate retry). */
     public static long retryAfterSeconds(RuleOutcome outcome) {

@@ -5,11 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.gateway.ThrottledLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -25,12 +25,10 @@ import reactor.core.publisher.Mono;
 final class DecisionWait {
 
     private static final Logger logger = LoggerFactory.getLogger(DecisionWait.class);
-    /** A stuck limiter is said at WARN at most this often; every case in between goes to DEBUG. */
-    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final long boundNanos;
-    private final LongSupplier nanoTime;
-    private final AtomicLong nextWarning;
+    /** A stuck limiter is said at WARN at most once a minute; every case in between goes to DEBUG. */
+    private final ThrottledLog stuck;
 
     /** @param bound the longest a request waits for its decision: the store timeout and a margin */
     DecisionWait(Duration bound) {
@@ -39,8 +37,7 @@ final class DecisionWait {
 
     DecisionWait(Duration bound, LongSupplier nanoTime) {
         this.boundNanos = bound.toNanos();
-        this.nanoTime = nanoTime;
-        this.nextWarning = new AtomicLong(nanoTime.getAsLong());
+        this.stuck = new ThrottledLog(logger, nanoTime);
     }
 
     /**
@@ -55,7 +52,7 @@ final class DecisionWait {
         catch (TimeoutException ex) {
             // Cancelling unsubscribes: a permit granted after this is given back by the request's permits.
             future.cancel(true);
-            warn("No rate-limit decision within {} ms; deciding the request by its rules' failure modes",
+            stuck.warn("No rate-limit decision within {} ms; deciding the request by its rules' failure modes",
                     TimeUnit.NANOSECONDS.toMillis(boundNanos));
         }
         catch (InterruptedException ex) {
@@ -63,23 +60,8 @@ final class DecisionWait {
             Thread.currentThread().interrupt();
         }
         catch (ExecutionException ex) {
-            warn("Rate-limit decision failed; deciding the request by its rules' failure modes", ex.getCause());
+            stuck.warn("Rate-limit decision failed; deciding the request by its rules' failure modes", ex.getCause());
         }
         return undecided.get();
-    }
-
-    /**
-     * At WARN once a minute at most, so that a stuck limiter cannot flood the log at request rate. A last argument
-     * that is a {@link Throwable} is logged as the cause, as SLF4J does.
-     */
-    private void warn(String message, Object... arguments) {
-        long now = nanoTime.getAsLong();
-        long next = nextWarning.get();
-        if (now - next >= 0 && nextWarning.compareAndSet(next, now + WARN_EVERY_NANOS)) {
-            logger.warn(message + " (said at most once a minute; the others at DEBUG)", arguments);
-        }
-        else {
-            logger.debug(message, arguments);
-        }
     }
 }

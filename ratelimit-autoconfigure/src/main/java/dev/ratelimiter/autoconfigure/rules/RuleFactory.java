@@ -113,7 +113,8 @@ final class RuleFactory {
     static Rule unknownKeys(LimitProperties settings) {
         String source = "ratelimit.api-key.unknown.limit.";
         Limit limit = limit(settings, source);
-        if (!limit.match(LIMITS_A_RATE)) {
+        // A rate per client address, never requests in progress.
+        if (limit.capsInProgress()) {
             throw new InvalidLimitException(source + "algorithm", "The bucket of unknown API keys limits a rate: use "
                     + "algorithm token-bucket or sliding-window.");
         }
@@ -174,28 +175,6 @@ final class RuleFactory {
             throw new InvalidLimitException(property, property + " cannot be used: " + reason);
         }
     }
-
-    /**
-     * Whether a limit can be the bucket of unknown API keys ({@code ratelimit.api-key.unknown.limit}): a rate per
-     * client address, never requests in progress.
-     */
-    private static final Limit.Cases<Boolean> LIMITS_A_RATE = new Limit.Cases<>() {
-
-        @Override
-        public Boolean tokenBucket(TokenBucketLimit limit) {
-            return true;
-        }
-
-        @Override
-        public Boolean slidingWindow(SlidingWindowLimit limit) {
-            return true;
-        }
-
-        @Override
-        public Boolean concurrency(ConcurrencyLimit limit) {
-            return false;
-        }
-    };
 
     /** The limit {@code settings} describe: one case per {@link LimitProperties.Algorithm}. */
     private static Limit limit(LimitProperties settings, String source) {
