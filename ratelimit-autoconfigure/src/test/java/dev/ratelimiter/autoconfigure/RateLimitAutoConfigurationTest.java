@@ -146,6 +146,18 @@ class RateLimitAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void theBucketOfUnknownKeysMustLimitARateNotRequestsInProgress() {
+        runner.withPropertyValues("ratelimit.default-tier=free", "ratelimit.tiers.free.limits.default.capacity=1",
+                "ratelimit.tiers.free.limits.default.refill-tokens=1",
+                "ratelimit.api-key.unknown.limit.algorithm=concurrency",
+                "ratelimit.api-key.unknown.limit.max-in-progress=2").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("The bucket of unknown API keys limits a rate");
+                });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class UserStore {
 
