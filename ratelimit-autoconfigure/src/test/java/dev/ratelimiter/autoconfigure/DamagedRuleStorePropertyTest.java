@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.core.RuleSetFactory;
@@ -15,14 +16,14 @@ import dev.ratelimiter.redis.RedisRuleStore;
 import dev.ratelimiter.redis.TestConnection;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServers;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import static dev.ratelimiter.testsupport.property.Gen.weighted;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,13 +43,13 @@ class DamagedRuleStorePropertyTest {
     private static RedisServer redis;
     private static TestConnection connection;
 
-    @BeforeContainer
+    @BeforeAll
     static void start() {
         redis = RedisServers.start();
         connection = TestConnection.open(redis.host(), redis.port());
     }
 
-    @AfterContainer
+    @AfterAll
     static void stop() {
         connection.close();
         redis.close();
@@ -82,8 +83,12 @@ class DamagedRuleStorePropertyTest {
         }
     }
 
-    @Property(tries = 300)
-    void theKillSwitchAndTheValidRulesSurviveAnyDamage(@ForAll("damage") Damage damage) {
+    @TestFactory
+    Stream<DynamicTest> theKillSwitchAndTheValidRulesSurviveAnyDamage() {
+        return Property.forAll(damage()).tries(300).check(DamagedRuleStorePropertyTest::survives);
+    }
+
+    private static void survives(Damage damage) {
         redis.command("FLUSHALL");
         RuleStore store = new RedisRuleStore(connection.connection(), new RedisKeys("rl"));
         RuleSetFactory factory = new RuleSetFactory(new PropertyRuleDefinitions(new RateLimitProperties()));
@@ -123,29 +128,26 @@ class DamagedRuleStorePropertyTest {
         return sync;
     }
 
-    @Provide
-    Arbitrary<Damage> damage() {
-        Arbitrary<String> names = Arbitraries.of("algorithm", "capacity", "refill-tokens", "refill-period", "limit",
+    private static Gen<Damage> damage() {
+        Gen<String> names = Gen.elements("algorithm", "capacity", "refill-tokens", "refill-period", "limit",
                 "window", "max-in-progress", "lease", "key[0]", "key[1]", "key[7]", "key", "match.tiers[0]",
                 "match.api-keys[0]", "match.route-ids[0]", "match.methods[0]", "match.paths[0]", "group", "cost",
                 "shards", "enabled", "store-mode", "failure-mode", "priority", "unknown-setting", "capacity.x",
                 "match", "key[-1]", "key[99999999999]");
-        Arbitrary<String> values = Arbitraries.oneOf(
-                Arbitraries.of("", " ", "-1", "0", "1", "5", "1e3", "1.5", "9223372036854775807",
+        Gen<String> values = Gen.oneOf(
+                Gen.elements("", " ", "-1", "0", "1", "5", "1e3", "1.5", "9223372036854775807",
                         "9223372036854775808", "abc", "token-bucket", "concurrency", "sliding-window", "TOKEN_BUCKET",
                         "api-key", "route", "ip", "header:X-Tenant", "header:", "1h", "-1s", "0s", "400d", "true",
                         "false", "local", "exact", "open", "closed", "tier-default", "free", "\u00e9\u2603",
                         "x".repeat(5000)),
-                Arbitraries.strings().ofMaxLength(12));
-        Arbitrary<String> line = Arbitraries.oneOf(
-                Combinators.combine(names, values).as((name, value) -> name + "=" + value),
-                Arbitraries.strings().ofMaxLength(20));
-        Arbitrary<Damage> spec = line.list().ofMaxSize(8).map(lines -> new Damage("spec", new ArrayList<>(lines)));
-        Arbitrary<Damage> version = Arbitraries.of("", "abc", "-5", "1e3", "1.5", "99999999999999999999", "7")
+                Gen.strings(Gen.unicodeChar(), 0, 12));
+        Gen<String> line = Gen.oneOf(Gen.zip(names, values, (name, value) -> name + "=" + value),
+                Gen.strings(Gen.unicodeChar(), 0, 20));
+        Gen<Damage> spec = line.list(0, 8).map(lines -> new Damage("spec", new ArrayList<>(lines)));
+        Gen<Damage> version = Gen.elements("", "abc", "-5", "1e3", "1.5", "99999999999999999999", "7")
                 .map(text -> new Damage("version-text", List.of(text)));
-        Arbitrary<Damage> types = Arbitraries.of("specs-string", "specs-list", "control-string", "control-zset",
+        Gen<Damage> types = Gen.elements("specs-string", "specs-list", "control-string", "control-zset",
                 "version-hash").map(kind -> new Damage(kind, List.of()));
-        return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, spec), net.jqwik.api.Tuple.of(1, version),
-                net.jqwik.api.Tuple.of(2, types));
+        return Gen.frequency(weighted(6, spec), weighted(1, version), weighted(2, types));
     }
 }

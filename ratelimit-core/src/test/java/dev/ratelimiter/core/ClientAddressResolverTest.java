@@ -3,15 +3,14 @@ package dev.ratelimiter.core;
 import java.util.Arrays;
 import java.util.List;
 
+import java.util.stream.Stream;
+
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
 import io.netty.util.NetUtil;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -143,64 +142,74 @@ class ClientAddressResolverTest {
     }
 
     /** Any 16 bytes, written the ways an IPv6 address is written, reads back as those bytes. */
-    @Property(tries = 2000, seed = "14")
-    void everyWayOfWritingAnIpv6AddressReadsBack(@ForAll @Size(16) byte[] address) {
-        String written = Arrays.toString(address);
-        for (String text : List.of(NetUtil.bytesToIpAddress(address), fullForm(address),
-                fullForm(address).toUpperCase())) {
-            byte[] parsed = IpLiteral.parse(text);
-            assertThat(parsed).as(text + " of " + written).isEqualTo(IpLiteral.unmapped(address));
-        }
+    @TestFactory
+    Stream<DynamicTest> everyWayOfWritingAnIpv6AddressReadsBack() {
+        return Property.forAll(Gen.bytes(16)).tries(2000).check(address -> {
+            String written = Arrays.toString(address);
+            for (String text : List.of(NetUtil.bytesToIpAddress(address), fullForm(address),
+                    fullForm(address).toUpperCase())) {
+                byte[] parsed = IpLiteral.parse(text);
+                assertThat(parsed).as(text + " of " + written).isEqualTo(IpLiteral.unmapped(address));
+            }
+        });
     }
 
-    /** Any string of address characters: read as Netty's literal parser (no DNS either) reads it, or refused. */
-    @Property(tries = 20000, seed = "14")
-    void anyTextIsReadAsNettyReadsItOrRefused(@ForAll("addressLike") String text) {
-        byte[] expected = NetUtil.createByteArrayFromIpAddressString(text);
-        byte[] parsed = IpLiteral.parse(text);
-        Statistics.collect(expected == null ? "not an address" : expected.length == 4 ? "IPv4" : "IPv6");
-        if (expected == null) {
-            assertThat(parsed).as(text).isNull();
-        }
-        else {
-            assertThat(parsed).as(text).isEqualTo(IpLiteral.unmapped(expected));
-        }
+    /**
+     * Any string of address characters: read as Netty's literal parser (no DNS either) reads it, or refused. Most are
+     * not addresses (at the seed: 93.5 %, IPv6 4.4 %, IPv4 2.1 %); each kind must stay reached, at half its share.
+     */
+    @TestFactory
+    Stream<DynamicTest> anyTextIsReadAsNettyReadsItOrRefused() {
+        return Property.forAll(addressLike()).tries(20000).coverage(coverage -> {
+            assertThat(coverage.percent("IPv4")).as("IPv4").isGreaterThan(1);
+            assertThat(coverage.percent("IPv6")).as("IPv6").isGreaterThan(2);
+            assertThat(coverage.percent("not an address")).as("not an address").isGreaterThan(50);
+        }).check((text, coverage) -> {
+            byte[] expected = NetUtil.createByteArrayFromIpAddressString(text);
+            byte[] parsed = IpLiteral.parse(text);
+            coverage.collect(expected == null ? "not an address" : expected.length == 4 ? "IPv4" : "IPv6");
+            if (expected == null) {
+                assertThat(parsed).as(text).isNull();
+            }
+            else {
+                assertThat(parsed).as(text).isEqualTo(IpLiteral.unmapped(expected));
+            }
+        });
     }
 
     /** Whatever the headers hold, the answer is the peer or an address a trusted proxy handed on, never garbage. */
-    @Property(tries = 5000, seed = "14")
-    void anyHeaderGivesTheNetworkOfAnAddressOnTheChain(@ForAll("headers") String forwardedFor,
-            @ForAll("headers") String forwarded) {
-        for (ClientAddressResolver resolver : List.of(behindIngress, behindRfc7239Proxy)) {
-            String line = resolver == behindIngress ? forwardedFor : forwarded;
-            assertThat(resolver.resolve(CLIENT_DIRECT, List.of(line))).isEqualTo("198.51.100.20");
-            String behind = resolver.resolve(PROXY, List.of(line));
-            assertThat(behind).isNotNull();
-            byte[] network = IpLiteral.parse(behind.replaceFirst("/[0-9]+$", ""));
-            assertThat(network).as(behind).isNotNull();
-            // whatever the client wrote before the proxy's own entry, the proxy's entry decides
-            assertThat(resolver.resolve(PROXY, List.of(line + (resolver == behindIngress ? ", 198.51.100.20"
-                    : ", for=198.51.100.20")))).as(line).isIn("198.51.100.20", "10.0.0.7");
-        }
+    @TestFactory
+    Stream<DynamicTest> anyHeaderGivesTheNetworkOfAnAddressOnTheChain() {
+        return Property.forAll(Gen.zip(headers(), headers(), List::of)).tries(5000).check(lines -> {
+            for (ClientAddressResolver resolver : List.of(behindIngress, behindRfc7239Proxy)) {
+                String line = resolver == behindIngress ? lines.get(0) : lines.get(1);
+                assertThat(resolver.resolve(CLIENT_DIRECT, List.of(line))).isEqualTo("198.51.100.20");
+                String behind = resolver.resolve(PROXY, List.of(line));
+                assertThat(behind).isNotNull();
+                byte[] network = IpLiteral.parse(behind.replaceFirst("/[0-9]+$", ""));
+                assertThat(network).as(behind).isNotNull();
+                // whatever the client wrote before the proxy's own entry, the proxy's entry decides
+                assertThat(resolver.resolve(PROXY, List.of(line + (resolver == behindIngress ? ", 198.51.100.20"
+                        : ", for=198.51.100.20")))).as(line).isIn("198.51.100.20", "10.0.0.7");
+            }
+        });
     }
 
-    @Provide
-    Arbitrary<String> addressLike() {
-        Arbitrary<String> random = Arbitraries.strings().withChars("0123456789abcdefABCDEF:.").ofMaxLength(46);
-        Arbitrary<String> nearlyValid = Arbitraries.bytes().array(byte[].class).ofSize(16)
-                .map(NetUtil::bytesToIpAddress)
-                .flatMap(valid -> Arbitraries.integers().between(0, valid.length()).flatMap(at -> Arbitraries
-                        .of("", ":", "::", ".", "0", "1.2.3.4", "ffff", "12345").map(insert -> valid.substring(0, at)
+    private static Gen<String> addressLike() {
+        Gen<String> random = Gen.strings("0123456789abcdefABCDEF:.", 0, 46);
+        Gen<String> nearlyValid = Gen.bytes(16).map(NetUtil::bytesToIpAddress)
+                .flatMap(valid -> Gen.ints(0, valid.length()).flatMap(at -> Gen
+                        .elements("", ":", "::", ".", "0", "1.2.3.4", "ffff", "12345").map(insert -> valid.substring(0, at)
                                 + insert + valid.substring(at))));
-        Arbitrary<String> ipv4 = Arbitraries.integers().between(0, 300).list().ofMinSize(1).ofMaxSize(6)
+        Gen<String> ipv4 = Gen.ints(0, 300).list(1, 6)
                 .map(parts -> String.join(".", parts.stream().map(String::valueOf).toList()));
-        return Arbitraries.oneOf(random, nearlyValid, ipv4);
+        return Gen.oneOf(random, nearlyValid, ipv4);
     }
 
-    @Provide
-    Arbitrary<String> headers() {
-        return Arbitraries.oneOf(Arbitraries.strings().ofMaxLength(200),
-                Arbitraries.strings().withChars("0123456789abcdef:.,;=\"[] forFOR").ofMaxLength(200));
+    /** The headers Forwarded and X-Forwarded-For: any text, or the characters that matter to their grammar. */
+    private static Gen<String> headers() {
+        return Gen.oneOf(Gen.strings(Gen.unicodeChar(), 0, 200),
+                Gen.strings("0123456789abcdef:.,;=\"[] forFOR", 0, 200));
     }
 
     private static String fullForm(byte[] address) {

@@ -1,20 +1,33 @@
 package dev.ratelimiter.core;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
+
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The default split every region computes alike: whole shares, in proportion, summing to exactly the quota. */
 class QuotaSplitPropertyTest {
 
-    @Property(tries = 3_000)
-    void sharesSumToTheQuotaAndEachIsWithinOneOfItsProportion(
-            @ForAll @LongRange(min = 0, max = 1_000_000_000_000L) long quota, @ForAll("weights") double[] weights) {
+    /** A quota and the regions' weights. */
+    record Split(long quota, double[] weights) {
+
+        @Override
+        public String toString() {
+            return quota + " by " + java.util.Arrays.toString(weights);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> sharesSumToTheQuotaAndEachIsWithinOneOfItsProportion() {
+        return Property.forAll(Gen.zip(Gen.longs(0, 1_000_000_000_000L), weights(), Split::new)).tries(3_000)
+                .check(split -> sharesSumToTheQuotaAndEachIsWithinOneOfItsProportion(split.quota(), split.weights()));
+    }
+
+    private static void sharesSumToTheQuotaAndEachIsWithinOneOfItsProportion(long quota, double[] weights) {
         long[] parts = QuotaSplit.byWeight(quota, weights);
         assertThat(QuotaSplit.sum(parts)).isEqualTo(quota);
         double total = 0;
@@ -39,14 +52,14 @@ class QuotaSplitPropertyTest {
         }
     }
 
-    @Property(tries = 200)
-    void everyRegionComputesTheSameSplit(@ForAll @LongRange(min = 1, max = 1_000_000) long quota,
-            @ForAll("weights") double[] weights) {
-        assertThat(QuotaSplit.byWeight(quota, weights)).containsExactly(QuotaSplit.byWeight(quota, weights.clone()));
+    @TestFactory
+    Stream<DynamicTest> everyRegionComputesTheSameSplit() {
+        return Property.forAll(Gen.zip(Gen.longs(1, 1_000_000), weights(), Split::new)).tries(200)
+                .check(split -> assertThat(QuotaSplit.byWeight(split.quota(), split.weights()))
+                        .containsExactly(QuotaSplit.byWeight(split.quota(), split.weights().clone())));
     }
 
-    @Provide
-    Arbitrary<double[]> weights() {
-        return Arbitraries.doubles().between(0.01, 100).array(double[].class).ofMinSize(1).ofMaxSize(8);
+    private static Gen<double[]> weights() {
+        return Gen.doubles(0.01, 100).list(1, 8).map(list -> list.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }

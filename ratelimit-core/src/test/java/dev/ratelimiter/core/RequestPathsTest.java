@@ -3,14 +3,13 @@ package dev.ratelimiter.core;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Combinators;
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,8 +91,17 @@ class RequestPathsTest {
     }
 
     /** The segment walk against a slow but obviously right reference: a regular expression over segments. */
-    @Property(tries = 3000, seed = "14")
-    void segmentMatchingAgreesWithARegularExpression(@ForAll("globs") String glob, @ForAll("plainPaths") String path) {
+    /** A pattern and a path to match it against. */
+    record Match(String glob, String path) {
+    }
+
+    @TestFactory
+    Stream<DynamicTest> segmentMatchingAgreesWithARegularExpression() {
+        return Property.forAll(Gen.zip(globs(), plainPaths(), Match::new)).tries(3000)
+                .check(match -> segmentMatchingAgreesWithARegularExpression(match.glob(), match.path()));
+    }
+
+    private static void segmentMatchingAgreesWithARegularExpression(String glob, String path) {
         StringBuilder regex = new StringBuilder();
         for (String segment : glob.substring(1).split("/")) {
             if (segment.equals("**")) {
@@ -109,15 +117,13 @@ class RequestPathsTest {
         assertThat(new PathPattern(glob).matches(path)).as(glob + " ~ " + path).isEqualTo(expected);
     }
 
-    @Provide
-    Arbitrary<String> globs() {
-        return Arbitraries.of("a", "b", "*", "**", "a*", "*b", "ab").list().ofMinSize(1).ofMaxSize(5)
+    private static Gen<String> globs() {
+        return Gen.elements("a", "b", "*", "**", "a*", "*b", "ab").list(1, 5)
                 .map(parts -> "/" + String.join("/", parts));
     }
 
-    @Provide
-    Arbitrary<String> plainPaths() {
-        return Arbitraries.of("a", "b", "ab", "ba", "aab", "A", "c").list().ofMaxSize(6)
+    private static Gen<String> plainPaths() {
+        return Gen.elements("a", "b", "ab", "ba", "aab", "A", "c").list(0, 6)
                 .map(parts -> "/" + String.join("/", parts));
     }
 
@@ -138,28 +144,31 @@ class RequestPathsTest {
                 "/api/x%2F..%2Fhello", "/api/..x;v=1", "/", "")).noneMatch(RequestPaths::isAmbiguous);
     }
 
-    @Property(tries = 2000, seed = "14")
-    void noSpellingOfAPlainPathIsAmbiguous(@ForAll("spellings") Spelled spelled) {
-        assertThat(RequestPaths.isAmbiguous(spelled.spelling())).as(spelled.spelling()).isFalse();
+    @TestFactory
+    Stream<DynamicTest> noSpellingOfAPlainPathIsAmbiguous() {
+        return Property.forAll(spellings()).tries(2000)
+                .check(spelled -> assertThat(RequestPaths.isAmbiguous(spelled.spelling())).as(spelled.spelling())
+                        .isFalse());
     }
 
     /**
      * What is not refused as ambiguous reads as one path to both kinds of upstream: the normalised form has the
      * segments that an upstream without parameters (nginx, Go) serves, once their {@code ;parameters} are cut.
      */
-    @Property(tries = 5000, seed = "14")
-    void aPathNotRefusedAsAmbiguousIsOnePathToUpstreamsWithAndWithoutParameters(@ForAll("trickyPaths") String raw) {
-        if (!RequestPaths.isAmbiguous(raw)) {
-            String normalised = RequestPaths.normalise(raw);
-            assertThat(normalised.equals("/") ? List.of() : List.of(normalised.substring(1).split("/")))
-                    .as(raw).isEqualTo(readWithoutParameters(raw));
-        }
+    @TestFactory
+    Stream<DynamicTest> aPathNotRefusedAsAmbiguousIsOnePathToUpstreamsWithAndWithoutParameters() {
+        return Property.forAll(trickyPaths()).tries(5000).check(raw -> {
+            if (!RequestPaths.isAmbiguous(raw)) {
+                String normalised = RequestPaths.normalise(raw);
+                assertThat(normalised.equals("/") ? List.of() : List.of(normalised.substring(1).split("/")))
+                        .as(raw).isEqualTo(readWithoutParameters(raw));
+            }
+        });
     }
 
-    @Provide
-    Arbitrary<String> trickyPaths() {
-        return Arbitraries.of("/", "a", "b", ".", "..", ";", ";v=1", "%3B", "%2F", "%2e", "%2E%2e", "%252e", "%5C",
-                "\\", "%253B", "%252F", "%25").list().ofMaxSize(9).map(pieces -> "/" + String.join("", pieces));
+    private static Gen<String> trickyPaths() {
+        return Gen.elements("/", "a", "b", ".", "..", ";", ";v=1", "%3B", "%2F", "%2e", "%2E%2e", "%252e", "%5C",
+                "\\", "%253B", "%252F", "%25").list(0, 9).map(pieces -> "/" + String.join("", pieces));
     }
 
     /**
@@ -197,32 +206,34 @@ class RequestPathsTest {
         return names;
     }
 
-    @Property(tries = 5000, seed = "14")
-    void anySpellingOfAPathNormalisesToThePath(@ForAll("spellings") Spelled spelled) {
-        assertThat(RequestPaths.normalise(spelled.spelling())).as(spelled.spelling()).isEqualTo(spelled.path());
+    @TestFactory
+    Stream<DynamicTest> anySpellingOfAPathNormalisesToThePath() {
+        return Property.forAll(spellings()).tries(5000)
+                .check(spelled -> assertThat(RequestPaths.normalise(spelled.spelling())).as(spelled.spelling())
+                        .isEqualTo(spelled.path()));
     }
 
-    @Property(tries = 5000, seed = "14")
-    void anyPathNormalisesToOneWithoutTricksAndStaysThere(@ForAll("anyPath") String raw) {
-        String normalised = RequestPaths.normalise(raw);
-        assertThat(normalised).startsWith("/").doesNotContain("//", ";", "\\");
-        assertThat(("/" + normalised + "/").contains("/./") || ("/" + normalised + "/").contains("/../")).isFalse();
-        assertThat(normalised.length() == 1 || !normalised.endsWith("/")).isTrue();
-        assertThat(RequestPaths.normalise(normalised)).isEqualTo(normalised);
+    @TestFactory
+    Stream<DynamicTest> anyPathNormalisesToOneWithoutTricksAndStaysThere() {
+        return Property.forAll(anyPath()).tries(5000).check(raw -> {
+            String normalised = RequestPaths.normalise(raw);
+            assertThat(normalised).startsWith("/").doesNotContain("//", ";", "\\");
+            assertThat(("/" + normalised + "/").contains("/./") || ("/" + normalised + "/").contains("/../"))
+                    .isFalse();
+            assertThat(normalised.length() == 1 || !normalised.endsWith("/")).isTrue();
+            assertThat(RequestPaths.normalise(normalised)).isEqualTo(normalised);
+        });
     }
 
-    @Provide
-    Arbitrary<String> anyPath() {
-        return Arbitraries.oneOf(Arbitraries.strings().ofMaxLength(120),
-                Arbitraries.strings().withChars("/.;%\\aA2eEfF5cC").ofMaxLength(60));
+    private static Gen<String> anyPath() {
+        return Gen.oneOf(Gen.strings(Gen.unicodeChar(), 0, 120), Gen.strings("/.;%\\aA2eEfF5cC", 0, 60));
     }
 
-    @Provide
-    Arbitrary<Spelled> spellings() {
-        Arbitrary<List<String>> segments = Arbitraries.strings().withChars("abcXYZ019-_~é").ofMinLength(1)
-                .ofMaxLength(6).filter(segment -> !segment.equals(".") && !segment.equals("..")).list()
-                .ofMinSize(1).ofMaxSize(5);
-        return Combinators.combine(segments, Arbitraries.longs()).as((parts, seed) -> {
+    private static Gen<Spelled> spellings() {
+        // "." and ".." are dot segments, not names: no spelling of a path holds them
+        Gen<List<String>> segments = Gen.strings("abcXYZ019-_~é", 1, 6)
+                .filter(segment -> !segment.equals(".") && !segment.equals("..")).list(1, 5);
+        return Gen.zip(segments, Gen.longs(Long.MIN_VALUE, Long.MAX_VALUE), (parts, seed) -> {
             java.util.Random random = new java.util.Random(seed);
             StringBuilder spelling = new StringBuilder();
             for (String part : parts) {

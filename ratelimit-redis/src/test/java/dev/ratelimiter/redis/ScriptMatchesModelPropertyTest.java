@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import dev.ratelimiter.core.AlgorithmModel;
 import dev.ratelimiter.core.Limit;
@@ -11,15 +12,15 @@ import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServers;
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
 import io.lettuce.core.ScriptOutputType;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import static dev.ratelimiter.testsupport.property.Gen.weighted;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,13 +40,13 @@ class ScriptMatchesModelPropertyTest {
     private static RedisServer redis;
     private static TestConnection connection;
 
-    @BeforeContainer
+    @BeforeAll
     static void start() {
         redis = RedisServers.start();
         connection = TestConnection.open(redis.host(), redis.port());
     }
 
-    @AfterContainer
+    @AfterAll
     static void stop() {
         connection.close();
         redis.close();
@@ -60,45 +61,46 @@ class ScriptMatchesModelPropertyTest {
     record Window(long limit, long windowMillis, List<Call> calls) {
     }
 
-    @Provide
-    Arbitrary<Bucket> buckets() {
-        return Combinators.combine(Arbitraries.longs().between(1, 1_000), Arbitraries.longs().between(1, 1_000),
-                Arbitraries.longs().between(1, 60_000)).flatAs((capacity, tokens, periodMillis) -> {
-                    long fillMicros = (long) Math.min(1e12, capacity * (periodMillis * 1_000.0 / tokens));
-                    Arbitrary<Long> steps = Arbitraries.frequencyOf(
-                            net.jqwik.api.Tuple.of(3, Arbitraries.just(0L)),
-                            net.jqwik.api.Tuple.of(10, Arbitraries.longs().between(1, Math.max(2, fillMicros / 10))),
-                            net.jqwik.api.Tuple.of(3, Arbitraries.longs().between(1, Math.max(2, fillMicros * 2))),
-                            net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 5_000)));
-                    Arbitrary<Integer> costs = Arbitraries.frequencyOf(
-                            net.jqwik.api.Tuple.of(6, Arbitraries.just(1)),
-                            net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(1, capacity.intValue())),
-                            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, capacity.intValue() + 3)));
-                    return Combinators.combine(steps, costs).as(Call::new).list().ofMinSize(1).ofMaxSize(40)
-                            .map(calls -> new Bucket(capacity, tokens, periodMillis, calls));
-                });
+    private static Gen<Bucket> buckets() {
+        return Gen.zip(Gen.longs(1, 1_000), Gen.longs(1, 1_000), Gen.longs(1, 60_000), List::of).flatMap(drawn -> {
+            long capacity = drawn.get(0);
+            long tokens = drawn.get(1);
+            long periodMillis = drawn.get(2);
+            long fillMicros = (long) Math.min(1e12, capacity * (periodMillis * 1_000.0 / tokens));
+            Gen<Long> steps = Gen.frequency(weighted(3, Gen.just(0L)),
+                    weighted(10, Gen.longs(1, Math.max(2, fillMicros / 10))),
+                    weighted(3, Gen.longs(1, Math.max(2, fillMicros * 2))), weighted(1, Gen.longs(1, 5_000)));
+            return calls(steps, costs(capacity)).map(calls -> new Bucket(capacity, tokens, periodMillis, calls));
+        });
     }
 
-    @Provide
-    Arbitrary<Window> windows() {
-        return Combinators.combine(Arbitraries.longs().between(1, 1_000), Arbitraries.longs().between(50, 120_000))
-                .flatAs((limit, windowMillis) -> {
-                    long windowMicros = windowMillis * 1_000;
-                    Arbitrary<Long> steps = Arbitraries.frequencyOf(
-                            net.jqwik.api.Tuple.of(3, Arbitraries.just(0L)),
-                            net.jqwik.api.Tuple.of(10, Arbitraries.longs().between(1, windowMicros / 5)),
-                            net.jqwik.api.Tuple.of(3, Arbitraries.longs().between(1, windowMicros * 3)));
-                    Arbitrary<Integer> costs = Arbitraries.frequencyOf(
-                            net.jqwik.api.Tuple.of(6, Arbitraries.just(1)),
-                            net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(1, limit.intValue())),
-                            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, limit.intValue() + 3)));
-                    return Combinators.combine(steps, costs).as(Call::new).list().ofMinSize(1).ofMaxSize(40)
-                            .map(calls -> new Window(limit, windowMillis, calls));
-                });
+    private static Gen<Window> windows() {
+        return Gen.zip(Gen.longs(1, 1_000), Gen.longs(50, 120_000), List::of).flatMap(drawn -> {
+            long limit = drawn.get(0);
+            long windowMillis = drawn.get(1);
+            long windowMicros = windowMillis * 1_000;
+            Gen<Long> steps = Gen.frequency(weighted(3, Gen.just(0L)), weighted(10, Gen.longs(1, windowMicros / 5)),
+                    weighted(3, Gen.longs(1, windowMicros * 3)));
+            return calls(steps, costs(limit)).map(calls -> new Window(limit, windowMillis, calls));
+        });
     }
 
-    @Property(tries = 150, seed = "14")
-    void aTokenBucketDecidesAndLeavesWhatTheModelDoes(@ForAll("buckets") Bucket bucket) throws Exception {
+    /** Mostly single requests, some up to the whole quota, a few beyond it. */
+    private static Gen<Integer> costs(long quota) {
+        return Gen.frequency(weighted(6, Gen.just(1)), weighted(3, Gen.ints(1, (int) quota)),
+                weighted(1, Gen.ints(1, (int) quota + 3)));
+    }
+
+    private static Gen<List<Call>> calls(Gen<Long> steps, Gen<Integer> costs) {
+        return Gen.zip(steps, costs, Call::new).list(1, 40);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aTokenBucketDecidesAndLeavesWhatTheModelDoes() {
+        return Property.forAll(buckets()).tries(150).check(ScriptMatchesModelPropertyTest::tokenBucketMatchesModel);
+    }
+
+    private static void tokenBucketMatchesModel(Bucket bucket) throws Exception {
         TokenBucketLimit limit = new TokenBucketLimit(bucket.capacity(), bucket.refillTokens(),
                 Duration.ofMillis(bucket.refillPeriodMillis()));
         String key = "rl:model:t";
@@ -143,8 +145,12 @@ class ScriptMatchesModelPropertyTest {
         }
     }
 
-    @Property(tries = 150, seed = "14")
-    void aSlidingWindowDecidesAndCountsWhatTheModelDoes(@ForAll("windows") Window window) throws Exception {
+    @TestFactory
+    Stream<DynamicTest> aSlidingWindowDecidesAndCountsWhatTheModelDoes() {
+        return Property.forAll(windows()).tries(150).check(ScriptMatchesModelPropertyTest::slidingWindowMatchesModel);
+    }
+
+    private static void slidingWindowMatchesModel(Window window) throws Exception {
         SlidingWindowLimit limit = new SlidingWindowLimit(window.limit(), Duration.ofMillis(window.windowMillis()));
         long windowMicros = window.windowMillis() * 1_000;
         String key = "rl:model:w";

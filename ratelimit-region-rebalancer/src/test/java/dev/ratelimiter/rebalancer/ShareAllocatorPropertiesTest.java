@@ -3,15 +3,12 @@ package dev.ratelimiter.rebalancer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.stream.Stream;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import dev.ratelimiter.testsupport.property.Gen;
+import dev.ratelimiter.testsupport.property.Property;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,10 +19,25 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ShareAllocatorPropertiesTest {
 
-    @Property(tries = 2_000)
-    void sharesSumToTheLimitAndKeepTheFloor(@ForAll @LongRange(min = 3, max = 1_000_000_000L) long quota,
-            @ForAll("weights") double[] weights, @ForAll @DoubleRange(min = 0, max = 0.3) double floor,
-            @ForAll("demands") double[] demand) {
+    /** A limit split among regions of these weights, with this floor, for this demand. */
+    record Allocation(long quota, double[] weights, double floor, double[] demand) {
+
+        @Override
+        public String toString() {
+            return quota + " by " + Arrays.toString(weights) + " floor " + floor + " demand " + Arrays.toString(demand);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> sharesSumToTheLimitAndKeepTheFloor() {
+        Gen<Allocation> allocations = Gen.zip(Gen.longs(3, 1_000_000_000L), weights(), Gen.doubles(0, 0.3), demands(),
+                Allocation::new);
+        return Property.forAll(allocations).tries(2_000).check(allocation -> sharesSumToTheLimitAndKeepTheFloor(
+                allocation.quota(), allocation.weights(), allocation.floor(), allocation.demand()));
+    }
+
+    private static void sharesSumToTheLimitAndKeepTheFloor(long quota, double[] weights, double floor,
+            double[] demand) {
         double usable = Math.min(floor, 1.0 / weights.length);
         ShareAllocator allocator = new ShareAllocator(weights, usable, 0.2);
         long[] shares = allocator.allocate(quota, Arrays.copyOf(demand, weights.length));
@@ -38,10 +50,25 @@ class ShareAllocatorPropertiesTest {
         }
     }
 
-    @Property(tries = 1_000)
-    void aBucketNoRegionNeedsMoreThanItsDefaultForStaysOnTheDefault(
-            @ForAll @LongRange(min = 30, max = 1_000_000) long quota, @ForAll("weights") double[] weights,
-            @ForAll @DoubleRange(min = 0, max = 0.8) double fraction) {
+    /** A limit, the regions' weights, and how much of its default each region asks for. */
+    record Demand(long quota, double[] weights, double fraction) {
+
+        @Override
+        public String toString() {
+            return quota + " by " + Arrays.toString(weights) + " at " + fraction + " of the default";
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aBucketNoRegionNeedsMoreThanItsDefaultForStaysOnTheDefault() {
+        // 1000 tries: what the property had when it left the number to its library's default
+        return Property.forAll(Gen.zip(Gen.longs(30, 1_000_000), weights(), Gen.doubles(0, 0.8), Demand::new))
+                .tries(1_000).check(demand -> aBucketNoRegionNeedsMoreThanItsDefaultForStaysOnTheDefault(
+                        demand.quota(), demand.weights(), demand.fraction()));
+    }
+
+    private static void aBucketNoRegionNeedsMoreThanItsDefaultForStaysOnTheDefault(long quota, double[] weights,
+            double fraction) {
         ShareAllocator allocator = new ShareAllocator(weights, 0.0, 0.2);
         long[] defaults = allocator.defaults(quota);
         double[] demand = new double[weights.length];
@@ -56,9 +83,24 @@ class ShareAllocatorPropertiesTest {
      * k+1 travels are those of record k or k+1, so the sum over regions of the larger of the two must stay within the
      * limit.
      */
-    @Property(tries = 500)
-    void noTwoConsecutiveRecordsTogetherExceedTheLimit(@ForAll @LongRange(min = 3, max = 100_000) long quota,
-            @ForAll("demandSequence") double[][] demands, @ForAll @IntRange(min = 1, max = 4) int growDelayTicks) {
+    /** A limit, the regions' demands tick after tick, and how many ticks a grown share waits. */
+    record Ticks(long quota, double[][] demands, int growDelayTicks) {
+
+        @Override
+        public String toString() {
+            return quota + " grow after " + growDelayTicks + " demands " + Arrays.deepToString(demands);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> noTwoConsecutiveRecordsTogetherExceedTheLimit() {
+        return Property.forAll(Gen.zip(Gen.longs(3, 100_000), demandSequence(), Gen.ints(1, 4), Ticks::new))
+                .tries(500).check(ticks -> noTwoConsecutiveRecordsTogetherExceedTheLimit(ticks.quota(),
+                        ticks.demands(), ticks.growDelayTicks()));
+    }
+
+    private static void noTwoConsecutiveRecordsTogetherExceedTheLimit(long quota, double[][] demands,
+            int growDelayTicks) {
         RebalancerSettings settings = new RebalancerSettings("unused:9092", "u", "s", "t", null,
                 Map.of("a", 1.0, "b", 2.0, "c", 1.0), 0.05, 0.2, Duration.ofSeconds(1),
                 Duration.ofSeconds(growDelayTicks), Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMinutes(10));
@@ -91,19 +133,19 @@ class ShareAllocatorPropertiesTest {
         }
     }
 
-    @Provide
-    Arbitrary<double[]> weights() {
-        return Arbitraries.doubles().between(0.1, 10).array(double[].class).ofMinSize(1).ofMaxSize(5);
+    private static Gen<double[]> weights() {
+        return doubleArrays(Gen.doubles(0.1, 10), 1, 5);
     }
 
-    @Provide
-    Arbitrary<double[]> demands() {
-        return Arbitraries.doubles().between(0, 5e9).array(double[].class).ofSize(5);
+    private static Gen<double[]> demands() {
+        return doubleArrays(Gen.doubles(0, 5e9), 5, 5);
     }
 
-    @Provide
-    Arbitrary<double[][]> demandSequence() {
-        Arbitrary<double[]> tick = Arbitraries.doubles().between(0, 3).array(double[].class).ofSize(3);
-        return tick.array(double[][].class).ofMinSize(1).ofMaxSize(40);
+    private static Gen<double[][]> demandSequence() {
+        return doubleArrays(Gen.doubles(0, 3), 3, 3).list(1, 40).map(ticks -> ticks.toArray(double[][]::new));
+    }
+
+    private static Gen<double[]> doubleArrays(Gen<Double> values, int minLength, int maxLength) {
+        return values.list(minLength, maxLength).map(list -> list.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }
