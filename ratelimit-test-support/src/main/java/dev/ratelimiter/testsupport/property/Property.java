@@ -66,7 +66,7 @@ public final class Property<T> {
         return this;
     }
 
-    /** One test per try: the property must hold for each value. */
+    /** The property must hold for each value; the tests it gives are those of {@link #check(Classified)}. */
     public Stream<DynamicTest> check(Check<? super T> property) {
         return check((value, coverage) -> property.accept(value));
     }
@@ -91,7 +91,7 @@ public final class Property<T> {
         DynamicTest everyTry = DynamicTest.dynamicTest(
                 "seed=" + seed + ": " + tries + " tries (" + edges.size() + " edge cases first)", () -> {
                     for (int index = 0; index < tries; index++) {
-                        T value = valueAt(seed, index, edges);
+                        T value = generated(seed, index, edges);
                         try {
                             property.accept(value, coverage);
                         }
@@ -124,7 +124,7 @@ public final class Property<T> {
 
     /** One try as a test of its own, named {@code seed=… #index: value}. */
     private DynamicTest replay(long seed, int index, List<T> edges, Classified<? super T> property, String failedIn) {
-        T value = valueAt(seed, index, edges);
+        T value = generated(seed, index, edges);
         String described = Gen.describe(value);
         String name = "seed=" + seed + " #" + index + (index < edges.size() ? " (edge)" : "") + ": "
                 + (described.length() > LONGEST_NAME ? described.substring(0, LONGEST_NAME) + "…" : described);
@@ -145,6 +145,16 @@ public final class Property<T> {
     private static AssertionError failure(long seed, int index, Object value, Throwable failure) {
         return new AssertionError("property failed at seed=" + seed + " #" + index + " (replay: -D" + SEED + "="
                 + seed + " -D" + CASE + "=" + index + ") for " + Gen.describe(value) + ": " + failure, failure);
+    }
+
+    /** The value of a try, or an error naming the try whose value could not be generated. */
+    private T generated(long seed, int index, List<T> edges) {
+        try {
+            return valueAt(seed, index, edges);
+        }
+        catch (RuntimeException ex) {
+            throw new AssertionError("no value for seed=" + seed + " #" + index + ": " + ex.getMessage(), ex);
+        }
     }
 
     /** The value of try {@code index}: an edge case, or a random value from a source seeded by seed and index alone. */

@@ -18,6 +18,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 /** The runner: edge cases first, one sequence per seed, sizes ramping up, failures that name their seed and index. */
@@ -77,6 +78,14 @@ class PropertyTest {
                     .hasMessageContaining("to be less than");
         }
         assertThat(SampleProperties.tried).as("no try after the failing one").containsExactly(0, 1000, 1000);
+    }
+
+    @Test
+    void aTryWhoseValueCannotBeGeneratedNamesItsSeedAndIndex() {
+        Property<Integer> never = Property.forAll(Gen.ints(0, 10).filter(v -> v > 10)).tries(10);
+        DynamicTest everyTry = never.check(value -> { }).findFirst().orElseThrow();
+        assertThatThrownBy(() -> everyTry.getExecutable().execute()).isInstanceOf(AssertionError.class)
+                .hasMessageStartingWith("no value for seed=14 #0: the filter discarded 1000 values in a row");
     }
 
     @Test
