@@ -125,6 +125,7 @@ public class ApiKeyProperties {
          * The per-address bucket under the per-address policy (a token bucket or sliding window, keyed by the client
          * address as ratelimit.identity resolves it). Default: a burst of 10, refilled at 1 per second.
          */
+        @NestedConfigurationProperty
         private final LimitProperties limit = defaultUnknownLimit();
 
         private static LimitProperties defaultUnknownLimit() {

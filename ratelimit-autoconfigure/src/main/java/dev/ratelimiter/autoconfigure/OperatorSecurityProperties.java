@@ -23,10 +23,10 @@ public class OperatorSecurityProperties {
     private @Nullable Boolean enabled;
 
     /** The account that may do everything, writes included (role RATELIMIT_ADMIN). */
-    private final Account admin = new Account("ratelimit-admin");
+    private final Account admin = Account.named("ratelimit-admin");
 
     /** An account that may only read (role RATELIMIT_VIEWER); no password, no viewer account. */
-    private final Account viewer = new Account("ratelimit-viewer");
+    private final Account viewer = Account.named("ratelimit-viewer");
 
     /**
      * Endpoints whose read operations need no authentication: health (the kubelet's probes carry no credentials;
@@ -80,14 +80,20 @@ public class OperatorSecurityProperties {
         private String username;
 
         /**
-         * Password, as plain text (give it from a secret: an environment variable such as
+         * Password (give it from a secret: an environment variable such as
          * RATELIMIT_MANAGEMENT_SECURITY_ADMIN_PASSWORD). Without one, the admin account gets a random password,
          * logged once at start-up; the viewer account does not exist.
          */
         private @Nullable String password;
 
-        Account(String username) {
-            this.username = username;
+        /**
+         * An account of this default user name. A factory, not a constructor: the configuration processor reads a
+         * class's only constructor with arguments as constructor binding and would list no property but username.
+         */
+        static Account named(String username) {
+            Account account = new Account();
+            account.setUsername(username);
+            return account;
         }
 
         public String getUsername() {
