@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.InvalidLimitException;
 import org.springframework.core.env.Environment;
 
 /**
@@ -34,6 +35,21 @@ final class KafkaBootstrapServers {
     /** The region shares' brokers, or {@code null} when none are configured. */
     static String forRegions(Environment environment) {
         return resolve(environment, REGIONS);
+    }
+
+    /**
+     * Refuses the start-up when the limiter's own settings ask for Kafka but its client is not on the class path: the
+     * starters leave spring-kafka to the application, and events or shares dropped in silence would surprise it.
+     * Spring Boot's {@code spring.kafka.bootstrap-servers} alone asks nothing of the limiter.
+     */
+    static void refuseWithoutClient(Environment environment, String setting, String feature) {
+        String value = environment.getProperty(setting);
+        if (value == null || value.isBlank() || value.equalsIgnoreCase("false")) {
+            return;
+        }
+        throw new InvalidLimitException(setting, setting + " is set, but spring-kafka is not on the class path, so "
+                + feature + " would go nowhere. Add org.springframework.kafka:spring-kafka to the application (the "
+                + "starter leaves it out), or remove the setting.");
     }
 
     /** {@code own}, else Spring Boot's; a blank setting counts as unset. */

@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -53,6 +54,17 @@ public final class RateLimitRegionsAutoConfiguration {
         RegionUsage usage = new RegionUsage(rules, shares, live::count, properties.getMaxKeys());
         registries.ifAvailable(registry -> RegionMeters.usage(registry, usage));
         return usage;
+    }
+
+    /** Region shares over Kafka asked for by the limiter's own settings without the client: refused. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("org.apache.kafka.clients.producer.KafkaProducer")
+    static class RegionKafkaWithoutClient {
+
+        RegionKafkaWithoutClient(Environment environment) {
+            KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.REGIONS,
+                    "region usage and shares");
+        }
     }
 
     /** Usage out and shares in, through this region's Kafka cluster. */

@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.DecisionEvents;
 import dev.ratelimiter.core.EventQueue;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LogEventSink;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.kafka.KafkaEventSink;
@@ -62,11 +63,21 @@ class RateLimitEventsAutoConfigurationTest {
     }
 
     @Test
-    void withoutSpringKafkaEventsStayInMemory() {
-        runner.withPropertyValues("ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER)
+    void withoutSpringKafkaEventsStayInMemoryUnlessTheLimitersOwnSettingsAskForKafka() {
+        // the application's own Kafka settings ask nothing of the limiter
+        runner.withPropertyValues("spring.kafka.bootstrap-servers=" + NO_BROKER)
                 .withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(KafkaEventSink.class)
                         .hasSingleBean(EventQueue.class));
+        for (String asking : new String[] { "ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER,
+                "ratelimit.events.kafka.enabled=true" }) {
+            String setting = asking.substring(0, asking.indexOf('='));
+            runner.withPropertyValues(asking).withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining(setting + " is set, but spring-kafka is not on the class path")
+                            .hasMessageContaining("Add org.springframework.kafka:spring-kafka"));
+        }
     }
 
     @Test
