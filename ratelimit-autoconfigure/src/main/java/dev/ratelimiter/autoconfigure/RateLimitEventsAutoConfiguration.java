@@ -66,14 +66,15 @@ public final class RateLimitEventsAutoConfiguration {
                 properties.getRegion(), clientIds.current());
     }
 
-    /** Kafka asked for by the limiter's own settings without spring-kafka: refused, not events dropped. */
+    /** Events meant for Kafka without spring-kafka: refused, not dropped. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingClass("org.springframework.kafka.core.KafkaTemplate")
+    @Conditional(OnKafkaEventsCondition.class)
     static class KafkaEventsWithoutSpringKafka {
 
         KafkaEventsWithoutSpringKafka(Environment environment) {
-            KafkaBootstrapServers.refuseWithoutClient(environment, "ratelimit.events.kafka.enabled", "decision events");
-            KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.EVENTS, "decision events");
+            KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.EVENTS, "Decision events",
+                    "set ratelimit.events.kafka.enabled=false to keep them in memory");
         }
     }
 

@@ -56,14 +56,16 @@ public final class RateLimitRegionsAutoConfiguration {
         return usage;
     }
 
-    /** Region shares over Kafka asked for by the limiter's own settings without the client: refused. */
+    /** Region usage and shares meant for Kafka without its client: refused, not left on the default split. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingClass("org.apache.kafka.clients.producer.KafkaProducer")
+    @Conditional(OnRegionKafkaCondition.class)
     static class RegionKafkaWithoutClient {
 
         RegionKafkaWithoutClient(Environment environment) {
             KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.REGIONS,
-                    "region usage and shares");
+                    "Region usage and shares", "remove the bootstrap servers (every region then keeps its "
+                            + "configured split)");
         }
     }
 

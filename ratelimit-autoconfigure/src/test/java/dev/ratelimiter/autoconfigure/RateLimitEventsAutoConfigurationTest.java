@@ -63,21 +63,22 @@ class RateLimitEventsAutoConfigurationTest {
     }
 
     @Test
-    void withoutSpringKafkaEventsStayInMemoryUnlessTheLimitersOwnSettingsAskForKafka() {
-        // the application's own Kafka settings ask nothing of the limiter
-        runner.withPropertyValues("spring.kafka.bootstrap-servers=" + NO_BROKER)
+    void withoutSpringKafkaEventsMeantForKafkaStopTheStartUpWithWhatToAddOrHowToStayInMemory() {
+        for (String servers : new String[] { "ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER,
+                "spring.kafka.bootstrap-servers=" + NO_BROKER, "ratelimit.events.kafka.enabled=true" }) {
+            String setting = servers.startsWith("spring") ? "spring.kafka.bootstrap-servers"
+                    : "ratelimit.events.kafka.bootstrap-servers";
+            runner.withPropertyValues(servers).withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("Decision events are to go through Kafka (" + setting + ")")
+                            .hasMessageContaining("Add org.springframework.kafka:spring-kafka")
+                            .hasMessageContaining("ratelimit.events.kafka.enabled=false"));
+        }
+        runner.withPropertyValues("spring.kafka.bootstrap-servers=" + NO_BROKER, "ratelimit.events.kafka.enabled=false")
                 .withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(KafkaEventSink.class)
                         .hasSingleBean(EventQueue.class));
-        for (String asking : new String[] { "ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER,
-                "ratelimit.events.kafka.enabled=true" }) {
-            String setting = asking.substring(0, asking.indexOf('='));
-            runner.withPropertyValues(asking).withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
-                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                            .isInstanceOf(InvalidLimitException.class)
-                            .hasMessageContaining(setting + " is set, but spring-kafka is not on the class path")
-                            .hasMessageContaining("Add org.springframework.kafka:spring-kafka"));
-        }
     }
 
     @Test

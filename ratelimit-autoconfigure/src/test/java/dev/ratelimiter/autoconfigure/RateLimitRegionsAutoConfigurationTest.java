@@ -103,17 +103,19 @@ class RateLimitRegionsAutoConfigurationTest {
     }
 
     @Test
-    void withoutTheKafkaClientSharesStayOnTheDefaultSplitUnlessTheRegionsSettingsAskForKafka() {
-        threeRegions.withPropertyValues("spring.kafka.bootstrap-servers=" + NO_BROKER)
-                .withClassLoader(new FilteredClassLoader(KafkaProducer.class)).run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(RegionShares.class)
-                            .doesNotHaveBean(RegionShareListener.class);
-                });
-        threeRegions.withPropertyValues("ratelimit.regions.kafka.bootstrap-servers=" + NO_BROKER)
-                .withClassLoader(new FilteredClassLoader(KafkaProducer.class))
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .isInstanceOf(InvalidLimitException.class).hasMessageContaining(
-                                "ratelimit.regions.kafka.bootstrap-servers is set, but spring-kafka is not on the class path"));
+    void withoutTheKafkaClientSharesStayOnTheDefaultSplitAndBootstrapServersStopTheStartUp() {
+        threeRegions.withClassLoader(new FilteredClassLoader(KafkaProducer.class)).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RegionShares.class)
+                    .doesNotHaveBean(RegionShareListener.class);
+        });
+        for (String servers : new String[] { "ratelimit.regions.kafka.bootstrap-servers", "spring.kafka.bootstrap-servers" }) {
+            threeRegions.withPropertyValues(servers + "=" + NO_BROKER)
+                    .withClassLoader(new FilteredClassLoader(KafkaProducer.class))
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidLimitException.class).hasMessageContaining(
+                                    "Region usage and shares are to go through Kafka (" + servers + "), but spring-kafka "
+                                            + "is not on the class path"));
+        }
     }
 
     @Test
