@@ -75,8 +75,9 @@ class RedisHealthLeftToTheApplicationTest {
     }
 
     @Test
-    void anApplicationThatSwitchesRedisHealthOffStillCan() {
+    void anApplicationThatSwitchesRedisHealthOffStillCanAndIsToldNothing(CapturedOutput output) {
         runner.withPropertyValues("management.health.redis.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("redisHealthContributor"));
+        assertThat(output).doesNotContain("Redis health is the application's").doesNotContain("into readiness");
     }
 }

@@ -25,8 +25,14 @@ public final class RedisHealthNotice {
     private RedisHealthNotice() {
     }
 
-    /** Logs the notice: INFO, or WARN when the application's readiness group includes Redis. */
+    /**
+     * Logs the notice: INFO, or WARN when the application's readiness group includes Redis; nothing when the
+     * application switched Redis health off, which leaves nothing to say.
+     */
     public static void log(Environment environment) {
+        if (!environment.getProperty("management.health.redis.enabled", Boolean.class, true)) {
+            return;
+        }
         Set<String> readiness = readinessInclude(environment);
         if (includesRedis(readiness)) {
             logger.warn(readinessWithRedis(readiness));
