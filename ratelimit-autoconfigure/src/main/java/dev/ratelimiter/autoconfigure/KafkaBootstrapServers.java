@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.InvalidLimitException;
 import org.springframework.core.env.Environment;
 
 /**
@@ -34,6 +35,26 @@ final class KafkaBootstrapServers {
     /** The region shares' brokers, or {@code null} when none are configured. */
     static String forRegions(Environment environment) {
         return resolve(environment, REGIONS);
+    }
+
+    /**
+     * Refuses the start-up where a feature is to use Kafka (its condition matched) but the client is not on the class
+     * path: the starters leave spring-kafka to the application, and events or shares dropped in silence would
+     * surprise it (an application upgraded from a starter that brought spring-kafka would lose them unawares).
+     *
+     * @param own the feature's own bootstrap-servers setting, named in the message when it is the one set
+     * @param optOut how to go without Kafka, for the message
+     */
+    static void refuseWithoutClient(Environment environment, String own, String feature, String optOut) {
+        String setting = hasText(environment.getProperty(own)) || !hasText(environment.getProperty(SPRING)) ? own
+                : SPRING;
+        throw new InvalidLimitException(setting, feature + " are to go through Kafka (" + setting + "), but "
+                + "spring-kafka is not on the class path. Add org.springframework.kafka:spring-kafka to the "
+                + "application (the starter leaves it out), or " + optOut + ".");
+    }
+
+    private static boolean hasText(String value) {
+        return value != null && !value.isBlank();
     }
 
     /** {@code own}, else Spring Boot's; a blank setting counts as unset. */

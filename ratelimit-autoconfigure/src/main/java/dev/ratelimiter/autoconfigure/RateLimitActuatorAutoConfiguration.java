@@ -4,6 +4,7 @@ import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitHealthIndicator;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitView;
+import dev.ratelimiter.autoconfigure.actuate.RedisHealthNotice;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerStoreMetrics;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerVerdictListener;
 import dev.ratelimiter.autoconfigure.metrics.RuleSyncMetrics;
@@ -12,6 +13,7 @@ import dev.ratelimiter.autoconfigure.rules.RuleView;
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import dev.ratelimiter.autoconfigure.security.OperatorRoles;
 import dev.ratelimiter.autoconfigure.security.RateLimitSecretsSanitizer;
+import dev.ratelimiter.autoconfigure.store.RateLimitRedis;
 import dev.ratelimiter.autoconfigure.store.StoreParts;
 import dev.ratelimiter.core.LiveInstances;
 import dev.ratelimiter.core.RateLimitStore;
@@ -25,6 +27,7 @@ import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -36,6 +39,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The operator's view and controls: the {@code ratelimit} and {@code ratelimitcontrol} endpoints, the
@@ -86,6 +90,13 @@ public final class RateLimitActuatorAutoConfiguration {
     RateLimitHealthIndicator rateLimitHealthIndicator(RuleSync sync, ObjectProvider<StoreStack> stack,
             ObjectProvider<RateLimitStore> store, LiveInstances instances) {
         return new RateLimitHealthIndicator(sync, StoreParts.failSafe(stack, store), instances);
+    }
+
+    /** Where the limiter uses Redis, says once how Redis shows in health and what to probe. */
+    @Bean
+    SmartInitializingSingleton rateLimitRedisHealthNotice(ObjectProvider<RateLimitRedis> redis,
+            Environment environment) {
+        return () -> redis.ifAvailable(used -> RedisHealthNotice.log(environment));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -11,16 +11,16 @@ import org.springframework.core.env.MapPropertySource;
  * Defaults the limiter needs from other parts of the application, each overridden by any property source that sets
  * it (this one is added last):
  * <ul>
- * <li>{@code management.health.redis.enabled=false}: left on, a Redis outage turns {@code /actuator/health} DOWN (and
- * the check itself waits up to the Redis command timeout), and a load balancer probing it would take every gateway
- * out of service — while the gateway, deciding locally, serves every request. The limiter reports Redis in its own
- * {@code rateLimit} component instead, which stays UP and says what is degraded.</li>
  * <li>{@code spring.data.redis.lettuce.cluster.refresh.adaptive=true} and {@code ...refresh.period=10s}: on Redis
  * Cluster, Lettuce learns of a failover only from a topology refresh; without one it keeps sending a dead primary's
  * slots to the dead primary, and those decisions fall back until the gateway restarts. Adaptive refresh reacts to
  * reconnect attempts and redirects within seconds; the period is the backstop. Only used when a cluster is
  * configured.</li>
  * </ul>
+ * The application's own Redis health contributor is left alone: it shows in {@code /actuator/health} and turns it
+ * DOWN with Redis, as the application chose. What must not follow Redis is readiness, and Spring Boot's
+ * {@code readiness} group holds only the availability state, which the limiter never changes;
+ * {@link dev.ratelimiter.autoconfigure.actuate.RedisHealthNotice} says so at start-up.
  */
 public final class RateLimitDefaults implements EnvironmentPostProcessor {
 
@@ -32,7 +32,6 @@ public final class RateLimitDefaults implements EnvironmentPostProcessor {
             return;
         }
         environment.getPropertySources().addLast(new MapPropertySource(SOURCE, Map.of(
-                "management.health.redis.enabled", "false",
                 "spring.data.redis.lettuce.cluster.refresh.adaptive", "true",
                 "spring.data.redis.lettuce.cluster.refresh.period", "10s")));
     }

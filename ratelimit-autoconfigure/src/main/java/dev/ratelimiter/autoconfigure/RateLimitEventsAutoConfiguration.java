@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -63,6 +64,18 @@ public final class RateLimitEventsAutoConfiguration {
             ClientIdKeyring clientIds) {
         return new DecisionEvents(queue, Clock.systemUTC(), InstanceName.configuredOr(properties.getInstance()),
                 properties.getRegion(), clientIds.current());
+    }
+
+    /** Events meant for Kafka without spring-kafka: refused, not dropped. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("org.springframework.kafka.core.KafkaTemplate")
+    @Conditional(OnKafkaEventsCondition.class)
+    static class KafkaEventsWithoutSpringKafka {
+
+        KafkaEventsWithoutSpringKafka(Environment environment) {
+            KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.EVENTS, "Decision events",
+                    "set ratelimit.events.kafka.enabled=false to keep them in memory");
+        }
     }
 
     /** The Kafka sink, when spring-kafka is present and bootstrap servers are known. */

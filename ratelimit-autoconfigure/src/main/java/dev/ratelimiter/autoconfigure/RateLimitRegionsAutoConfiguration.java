@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -53,6 +54,19 @@ public final class RateLimitRegionsAutoConfiguration {
         RegionUsage usage = new RegionUsage(rules, shares, live::count, properties.getMaxKeys());
         registries.ifAvailable(registry -> RegionMeters.usage(registry, usage));
         return usage;
+    }
+
+    /** Region usage and shares meant for Kafka without its client: refused, not left on the default split. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("org.apache.kafka.clients.producer.KafkaProducer")
+    @Conditional(OnRegionKafkaCondition.class)
+    static class RegionKafkaWithoutClient {
+
+        RegionKafkaWithoutClient(Environment environment) {
+            KafkaBootstrapServers.refuseWithoutClient(environment, KafkaBootstrapServers.REGIONS,
+                    "Region usage and shares", "remove the bootstrap servers (every region then keeps its "
+                            + "configured split)");
+        }
     }
 
     /** Usage out and shares in, through this region's Kafka cluster. */

@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.core.DecisionEvents;
 import dev.ratelimiter.core.EventQueue;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.LogEventSink;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.kafka.KafkaEventSink;
@@ -62,8 +63,19 @@ class RateLimitEventsAutoConfigurationTest {
     }
 
     @Test
-    void withoutSpringKafkaEventsStayInMemory() {
-        runner.withPropertyValues("ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER)
+    void withoutSpringKafkaEventsMeantForKafkaStopTheStartUpWithWhatToAddOrHowToStayInMemory() {
+        for (String servers : new String[] { "ratelimit.events.kafka.bootstrap-servers=" + NO_BROKER,
+                "spring.kafka.bootstrap-servers=" + NO_BROKER, "ratelimit.events.kafka.enabled=true" }) {
+            String setting = servers.startsWith("spring") ? "spring.kafka.bootstrap-servers"
+                    : "ratelimit.events.kafka.bootstrap-servers";
+            runner.withPropertyValues(servers).withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("Decision events are to go through Kafka (" + setting + ")")
+                            .hasMessageContaining("Add org.springframework.kafka:spring-kafka")
+                            .hasMessageContaining("ratelimit.events.kafka.enabled=false"));
+        }
+        runner.withPropertyValues("spring.kafka.bootstrap-servers=" + NO_BROKER, "ratelimit.events.kafka.enabled=false")
                 .withClassLoader(new FilteredClassLoader(KafkaTemplate.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(KafkaEventSink.class)
                         .hasSingleBean(EventQueue.class));

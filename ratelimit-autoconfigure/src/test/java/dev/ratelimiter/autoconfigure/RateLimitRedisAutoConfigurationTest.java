@@ -26,6 +26,7 @@ import dev.ratelimiter.core.SettleLoop;
 import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.RedisKeys;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServerExtension;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -113,6 +115,35 @@ class RateLimitRedisAutoConfigurationTest {
         assertThat(output).containsOnlyOnce("Redis is not reachable");
         assertThat(output).contains("kept in this instance's memory until it answers");
         assertThat(output).containsOnlyOnce("rate limits are now shared by every instance");
+    }
+
+    /**
+     * What Testcontainers' {@code @ServiceConnection} and Spring Boot's Docker Compose support contribute: a
+     * {@code DataRedisConnectionDetails} bean, which wins over the properties, and the limiter's own connection goes
+     * where it says (here the properties point at a port nobody listens on).
+     */
+    @Test
+    void aRedisConnectionDetailsBeanIsWhereTheLimitersConnectionGoes() throws IOException {
+        runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + closedPort(), "ratelimit.store.type=redis",
+                "ratelimit.store.timeout=2s")
+                .withBean(DataRedisConnectionDetails.class,
+                        () -> new DataRedisConnectionDetails() {
+                            @Override
+                            public Standalone getStandalone() {
+                                return Standalone.of(redis.host(), redis.port());
+                            }
+                        })
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LettuceConnectionFactory.class).getPort()).isEqualTo(redis.port());
+                    LimiterConnection connection = context.getBean(LimiterConnection.class);
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (!connection.connected() && System.nanoTime() < deadline) {
+                        Thread.sleep(20);
+                    }
+                    assertThat(decide(context.getBean(RateLimitStore.class)).source()).isEqualTo(Verdict.Source.STORE);
+                    assertThat(redis.command("KEYS", "rl:*")).contains("auto-mode");
+                });
     }
 
     private static Verdict decide(RateLimitStore store) {

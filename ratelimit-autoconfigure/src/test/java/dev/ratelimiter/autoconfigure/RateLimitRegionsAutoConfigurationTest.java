@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.RegionUsage;
@@ -102,12 +103,19 @@ class RateLimitRegionsAutoConfigurationTest {
     }
 
     @Test
-    void withoutTheKafkaClientSharesStayOnTheDefaultSplit() {
-        threeRegions.withPropertyValues("ratelimit.regions.kafka.bootstrap-servers=" + NO_BROKER)
-                .withClassLoader(new FilteredClassLoader(KafkaProducer.class)).run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(RegionShares.class)
-                            .doesNotHaveBean(RegionShareListener.class);
-                });
+    void withoutTheKafkaClientSharesStayOnTheDefaultSplitAndBootstrapServersStopTheStartUp() {
+        threeRegions.withClassLoader(new FilteredClassLoader(KafkaProducer.class)).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RegionShares.class)
+                    .doesNotHaveBean(RegionShareListener.class);
+        });
+        for (String servers : new String[] { "ratelimit.regions.kafka.bootstrap-servers", "spring.kafka.bootstrap-servers" }) {
+            threeRegions.withPropertyValues(servers + "=" + NO_BROKER)
+                    .withClassLoader(new FilteredClassLoader(KafkaProducer.class))
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidLimitException.class).hasMessageContaining(
+                                    "Region usage and shares are to go through Kafka (" + servers + "), but spring-kafka "
+                                            + "is not on the class path"));
+        }
     }
 
     @Test

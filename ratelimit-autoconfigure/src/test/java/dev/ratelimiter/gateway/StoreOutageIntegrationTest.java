@@ -247,10 +247,12 @@ class StoreOutageIntegrationTest {
                 .expectBody().jsonPath("$.status").isEqualTo("UP");
         client.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk()
                 .expectBody().jsonPath("$.status").isEqualTo("UP");
-        client.get().uri("/actuator/health").exchange().expectStatus().isOk()
+        // The application's own Redis component is left as the application has it: DOWN, and the whole health with
+        // it; readiness above, which load balancers and Kubernetes probe, does not take Redis in.
+        client.get().uri("/actuator/health").exchange().expectStatus().isEqualTo(503)
                 .expectBody()
-                .jsonPath("$.status").isEqualTo("UP")
-                .jsonPath("$.components.redis").doesNotExist()
+                .jsonPath("$.status").isEqualTo("DOWN")
+                .jsonPath("$.components.redis.status").isEqualTo("DOWN")
                 .jsonPath("$.components.rateLimit.status").isEqualTo("UP")
                 .jsonPath("$.components.rateLimit.details.store").isEqualTo("redis")
                 .jsonPath("$.components.rateLimit.details.breaker").isEqualTo("OPEN")
