@@ -115,9 +115,10 @@ public final class RateLimitActuatorAutoConfiguration {
                 RuleSetFactory factory, RateLimitMetricsProperties properties) {
             RateLimitMetricsProperties.RuleTag tag = properties.getRuleTag();
             MicrometerVerdictListener listener = new MicrometerVerdictListener(registry, new RuleTags(
-                    tag.getConfiguredRules(), tag.getRuntimeRules(), tag.getKeepIds(), factory::isConfigured,
-                    rules.get()));
-            rules.onReplace(listener::rulesReplaced);
+                    tag.getConfiguredRules(), tag.getRuntimeRules(), tag.getKeepIds(), factory::isConfigured, rules));
+            rules.onReplace(changed -> listener.rulesChanged());
+            // the rule sync may have put a set in force between the tags' first reading and the line above
+            listener.rulesChanged();
             return listener;
         }
 

@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RuleOutcome;
-import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.Counter;
@@ -22,7 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * </ul>
  * Tags are bounded: rule tags, tiers and route classes come from configuration, never from a request; an API key or
  * client id is never a tag. The meters of a rule tag no rule in force has any more are removed as the rules change
- * ({@link #rulesReplaced}).
+ * ({@link #rulesChanged}).
  */
 public final class MicrometerVerdictListener implements VerdictListener {
 
@@ -75,8 +74,8 @@ public final class MicrometerVerdictListener implements VerdictListener {
     }
 
     /** Takes the rule set now in force, and removes the meters of rule tags it no longer has. */
-    public void rulesReplaced(RuleSet rules) {
-        tags.update(rules);
+    public void rulesChanged() {
+        tags.update();
         for (CounterKey key : counters.keySet()) {
             removeIfGone(key);
         }

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
@@ -38,6 +39,7 @@ public final class RuleTags {
     private final By runtime;
     private final Set<String> keptIds;
     private final Predicate<String> isConfigured;
+    private final Supplier<RuleSet> rules;
     private volatile Snapshot snapshot;
 
     /** The tags of the rules of one rule set, and the groups its configured rules are in. */
@@ -49,14 +51,16 @@ public final class RuleTags {
      * @param runtime what a runtime rule (the rules API, the rule store) is tagged by
      * @param keptIds rule ids tagged by their id whatever else applies
      * @param isConfigured whether a rule id is defined in configuration
-     * @param initial the rule set in force now
+     * @param rules the rule set in force
      */
-    public RuleTags(By configured, By runtime, Set<String> keptIds, Predicate<String> isConfigured, RuleSet initial) {
+    public RuleTags(By configured, By runtime, Set<String> keptIds, Predicate<String> isConfigured,
+            Supplier<RuleSet> rules) {
         this.configured = configured;
         this.runtime = runtime;
         this.keptIds = Set.copyOf(keptIds);
         this.isConfigured = isConfigured.or(RuleSet.UNKNOWN_KEYS::equals);
-        this.snapshot = snapshotOf(initial);
+        this.rules = rules;
+        this.snapshot = snapshotOf(rules.get());
     }
 
     /** The tag of a rule: of the rule set in force, or, for a rule just replaced, as that set would tag it. */
@@ -71,9 +75,12 @@ public final class RuleTags {
         return snapshot.live().contains(tag);
     }
 
-    /** Takes the rule set now in force. */
-    public void update(RuleSet rules) {
-        snapshot = snapshotOf(rules);
+    /**
+     * Takes the rule set in force now. Read here, under the lock, rather than passed: of two changes told at once, the
+     * one told last then never puts the older set back.
+     */
+    public synchronized void update() {
+        snapshot = snapshotOf(rules.get());
     }
 
     private Snapshot snapshotOf(RuleSet rules) {

@@ -134,15 +134,16 @@ class MicrometerVerdictListenerTest {
         assertThat(ruleTags("ratelimit.decisions")).containsExactly("none");
     }
 
-    private MicrometerVerdictListener listener(By configured, By runtime, Set<String> kept, RuleSet initial) {
+    private MicrometerVerdictListener listener(By configured, By runtime, Set<String> kept, RuleSet rules) {
         return new MicrometerVerdictListener(registry, new RuleTags(configured, runtime, kept, CONFIGURED::contains,
-                initial));
+                () -> rules));
     }
 
     /** A listener told of every rule set the holder puts in force, as the auto-configuration wires it. */
     private MicrometerVerdictListener following(RuleSetHolder holder, By configured, By runtime, Set<String> kept) {
-        MicrometerVerdictListener listener = listener(configured, runtime, kept, holder.get());
-        holder.onReplace(listener::rulesReplaced);
+        MicrometerVerdictListener listener = new MicrometerVerdictListener(registry, new RuleTags(configured, runtime,
+                kept, CONFIGURED::contains, holder));
+        holder.onReplace(changed -> listener.rulesChanged());
         return listener;
     }
 
