@@ -1,9 +1,15 @@
 package dev.ratelimiter.autoconfigure.metrics;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimiter.autoconfigure.metrics.RuleTags.By;
 import dev.ratelimiter.core.BucketKey;
@@ -118,6 +124,48 @@ class MicrometerVerdictListenerTest {
         listener.onVerdict(REQUEST, denied(override));
         listener.onVerdict(REQUEST, denied(override));
         assertThat(registry.get("ratelimit.decisions").tag("rule", "acme-boost").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void verdictsRacingRuleChangesNeverLoseALiveRulesCountNorLeaveADeletedRulesMeter() throws Exception {
+        Rule flapping = rule("acme-boost", "acme");
+        RuleSetHolder holder = new RuleSetHolder(rules(TIER, flapping));
+        MicrometerVerdictListener listener = following(holder, By.ID, By.ID, Set.of());
+        int threads = 4;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong tierVerdicts = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> deciding = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                deciding.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        listener.onVerdict(REQUEST, denied(TIER));
+                        tierVerdicts.incrementAndGet();
+                        listener.onVerdict(REQUEST, denied(flapping));
+                    }
+                }));
+            }
+            for (int flip = 1; flip <= 400; flip++) {
+                holder.replace(flip % 2 == 0 ? rules(TIER) : rules(TIER, flapping));
+            }
+            // deleted for good: verdicts decided under the old rules go on arriving, and no sweep follows them
+            long deleted = tierVerdicts.get();
+            while (tierVerdicts.get() < deleted + 2_000) {
+                Thread.onSpinWait();
+            }
+            stop.set(true);
+            for (Future<?> done : deciding) {
+                done.get();
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(registry.get("ratelimit.decisions").tag("rule", "free.default").counter().count())
+                .as("every verdict of the rule in force all along").isEqualTo(tierVerdicts.get());
+        assertThat(ruleTags("ratelimit.decisions")).containsExactly("free.default");
     }
 
     @Test
