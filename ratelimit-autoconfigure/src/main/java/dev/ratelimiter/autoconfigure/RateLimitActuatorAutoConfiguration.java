@@ -8,6 +8,7 @@ import dev.ratelimiter.autoconfigure.actuate.RedisHealthNotice;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerStoreMetrics;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerVerdictListener;
 import dev.ratelimiter.autoconfigure.metrics.RuleSyncMetrics;
+import dev.ratelimiter.autoconfigure.metrics.RuleTags;
 import dev.ratelimiter.autoconfigure.metrics.StoreGauges;
 import dev.ratelimiter.autoconfigure.rules.RuleView;
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
@@ -20,6 +21,7 @@ import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RecentDecisions;
 import dev.ratelimiter.core.RuleAdmin;
 import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleSync;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.StoreStack;
@@ -36,6 +38,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -102,6 +105,7 @@ public final class RateLimitActuatorAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
     @ConditionalOnBean(MeterRegistry.class)
+    @EnableConfigurationProperties(RateLimitMetricsProperties.class)
     static class Metrics {
 
         @Bean
@@ -118,8 +122,15 @@ public final class RateLimitActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "micrometerVerdictListener")
-        VerdictListener micrometerVerdictListener(MeterRegistry registry) {
-            return new MicrometerVerdictListener(registry);
+        VerdictListener micrometerVerdictListener(MeterRegistry registry, RuleSetHolder rules,
+                RuleSetFactory factory, RateLimitMetricsProperties properties) {
+            RateLimitMetricsProperties.RuleTag tag = properties.getRuleTag();
+            MicrometerVerdictListener listener = new MicrometerVerdictListener(registry, new RuleTags(
+                    tag.getConfiguredRules(), tag.getRuntimeRules(), tag.getKeepIds(), factory::isConfigured, rules));
+            rules.onReplace(changed -> listener.rulesChanged());
+            // the rule sync may have put a set in force between the tags' first reading and the line above
+            listener.rulesChanged();
+            return listener;
         }
 
         @Bean

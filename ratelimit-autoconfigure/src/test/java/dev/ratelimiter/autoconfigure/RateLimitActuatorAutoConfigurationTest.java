@@ -1,9 +1,22 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
 import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
 import dev.ratelimiter.autoconfigure.security.RateLimitSecretsSanitizer;
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleOutcome;
+import dev.ratelimiter.core.RuleSet;
+import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.StoreMetrics;
+import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -48,6 +61,38 @@ class RateLimitActuatorAutoConfigurationTest {
                     .hasBean("rateLimitRuleMetrics");
             assertThat(context.getBean("micrometerVerdictListener")).isInstanceOf(VerdictListener.class);
         });
+    }
+
+    @Test
+    void theRuleTagFollowsItsSettingsAndTheRulesInForce() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("ratelimit.rules.per-route.capacity=5", "ratelimit.rules.per-route.refill-tokens=1",
+                        "ratelimit.rules.per-route.group=caps", "ratelimit.metrics.rule-tag.configured-rules=group",
+                        "ratelimit.metrics.rule-tag.runtime-rules=id", "ratelimit.metrics.rule-tag.keep-ids=kept")
+                .run(context -> {
+                    RuleAdmin admin = context.getBean(RuleAdmin.class);
+                    assertThat(admin.put("posted", Map.of("capacity", 5, "refill-tokens", 1, "key", "route"))
+                            .isApplied()).isTrue();
+                    VerdictListener listener = context.getBean("micrometerVerdictListener", VerdictListener.class);
+                    RuleSet rules = context.getBean(RuleSetHolder.class).get();
+                    listener.onVerdict(REQUEST, denied(rules.rules().get("per-route")));
+                    listener.onVerdict(REQUEST, denied(rules.rules().get("posted")));
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.find("ratelimit.decisions").meters()).extracting(m -> m.getId().getTag("rule"))
+                            .containsExactlyInAnyOrder("caps", "posted");
+
+                    assertThat(admin.delete("posted").isApplied()).isTrue();
+                    assertThat(meters.find("ratelimit.decisions").meters()).extracting(m -> m.getId().getTag("rule"))
+                            .containsExactly("caps");
+                });
+    }
+
+    private static final RequestAttributes REQUEST = new RequestAttributes(null, null, null, null, "r", "/", "default",
+            "default", 1);
+
+    private static Verdict denied(Rule rule) {
+        return Verdict.evaluated(List.of(new RuleOutcome(new Check(rule, new BucketKey("p", rule.id()), 1, false),
+                false, 0, Duration.ZERO, Duration.ZERO)), Verdict.Source.STORE);
     }
 
     @Test

@@ -75,9 +75,9 @@ class PrometheusScrapeTest {
         // cache answers the client's refusals without asking the store (or the shadow rule).
         assertThat(delta(before, scrape, "ratelimit_shadow_denials_total", "rule=\"watch\""))
                 .as("shadow rule of 5").isEqualTo(16);
-        assertThat(delta(before, scrape, "ratelimit_near_limit_total", "rule=\"free.default\""))
+        assertThat(delta(before, scrape, "ratelimit_near_limit_requests_total", "rule=\"free.default\""))
                 .as("allowed with < 4 left").isEqualTo(4);
-        assertThat(sample(scrape, "ratelimit_upstream_limit", "upstream=\"api\"")).isEqualTo(50);
+        assertThat(sample(scrape, "ratelimit_upstream_limit_requests", "upstream=\"api\"")).isEqualTo(50);
         assertThat(scrape).doesNotContain("scrape-key").doesNotContain(ClientIds.unkeyed().of("scrape-key"));
 
         Set<String> queried = new TreeSet<>();

@@ -262,7 +262,8 @@ class StoreOutageIntegrationTest {
                 .mapToDouble(Counter::count).sum()).isPositive();
         assertThat(meters.get("ratelimit.store.calls").tag("outcome", "rejected").timer().count())
                 .as("calls the open breaker kept away from the dead store").isPositive();
-        assertThat(meters.get("ratelimit.store.breaker.state").gauge().value()).isEqualTo(1.0);
+        assertThat(meters.get("ratelimit.store.breaker.state").tag("state", "open").gauge().value()).isEqualTo(1.0);
+        assertThat(meters.get("ratelimit.store.breaker.state").tag("state", "closed").gauge().value()).isZero();
         assertThat(meters.get("ratelimit.fallback.time").functionCounter().count()).isPositive();
     }
 

@@ -12,6 +12,9 @@ import org.springframework.beans.factory.ObjectProvider;
 /** The meters of one upstream's shedder: requests shed per priority, requests in progress, and its limit. */
 public final class LoadShedderMeters {
 
+    /** Micrometer's {@code BaseUnits} has no constant for them. */
+    private static final String REQUESTS = "requests";
+
     private LoadShedderMeters() {
     }
 
@@ -25,15 +28,15 @@ public final class LoadShedderMeters {
     static void bind(LoadShedder shedder, MeterRegistry registry) {
         for (Priority priority : Priority.values()) {
             FunctionCounter.builder("ratelimit.shed", shedder, s -> s.shed(priority))
-                    .description("Requests shed because the upstream was full")
+                    .description("Requests shed because the upstream was full").baseUnit(REQUESTS)
                     .tag("upstream", shedder.upstream()).tag("priority", priority.label())
                     .register(registry);
         }
         Gauge.builder("ratelimit.upstream.in.flight", shedder, LoadShedder::inFlight)
-                .description("Requests this instance has in progress at the upstream")
+                .description("Requests this instance has in progress at the upstream").baseUnit(REQUESTS)
                 .tag("upstream", shedder.upstream()).register(registry);
         Gauge.builder("ratelimit.upstream.limit", shedder, LoadShedder::limit)
-                .description("The upstream's limit on requests in progress (fixed or learnt)")
+                .description("The upstream's limit on requests in progress (fixed or learnt)").baseUnit(REQUESTS)
                 .tag("upstream", shedder.upstream()).register(registry);
     }
 }

@@ -2,6 +2,7 @@ package dev.ratelimiter.autoconfigure.metrics;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,15 +29,16 @@ public final class MicrometerStoreMetrics implements StoreMetrics {
 
     public MicrometerStoreMetrics(MeterRegistry registry) {
         for (Outcome outcome : Outcome.values()) {
-            calls.put(outcome, Timer.builder("ratelimit.store.calls").description("Rate-limit store calls")
-                    .tag("outcome", outcome.name().toLowerCase()).register(registry));
+            calls.put(outcome, Timer.builder("ratelimit.store.calls").description("Rate-limit store calls, by outcome")
+                    .tag("outcome", outcome.name().toLowerCase(Locale.ROOT)).register(registry));
         }
         for (FailureMode mode : FailureMode.values()) {
             Map<FallbackReason, Counter> byReason = new EnumMap<>(FallbackReason.class);
             for (FallbackReason reason : FallbackReason.values()) {
                 byReason.put(reason, Counter.builder("ratelimit.fallback.decisions")
                         .description("Rules decided without the store, by failure mode and why the store could not")
-                        .tag("mode", mode.name().toLowerCase()).tag("reason", reason.label()).register(registry));
+                        .baseUnit("decisions")
+                        .tag("mode", mode.name().toLowerCase(Locale.ROOT)).tag("reason", reason.label()).register(registry));
             }
             fallbacks.put(mode, byReason);
         }

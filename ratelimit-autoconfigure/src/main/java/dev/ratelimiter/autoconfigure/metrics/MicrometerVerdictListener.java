@@ -14,40 +14,70 @@ import io.micrometer.core.instrument.MeterRegistry;
  * Counts verdicts:
  * <ul>
  * <li>{@code ratelimit.decisions} by {@code outcome} (allowed, denied, unavailable, unlimited), {@code rule} (the
- * limiting rule, or {@code none}), {@code route_class} and {@code tier};</li>
+ * limiting rule's {@linkplain RuleTags tag}, or {@code none}), {@code route_class} and {@code tier};</li>
  * <li>{@code ratelimit.near.limit} by rule: allowed requests that left the limiting rule under 20 % of its quota —
  * the clients about to be refused;</li>
  * <li>{@code ratelimit.shadow.denials} by rule: would-be denials of rules in shadow.</li>
  * </ul>
- * Tags are bounded: rule ids, tiers and route classes come from configuration, never from a request; an API key or
- * client id is never a tag.
+ * Tags are bounded: rule tags, tiers and route classes come from configuration, never from a request; an API key or
+ * client id is never a tag. The meters of a rule tag no rule in force has any more are removed as the rules change
+ * ({@link #rulesChanged}).
  */
 public final class MicrometerVerdictListener implements VerdictListener {
 
     private static final double NEAR_LIMIT = 0.2;
 
     private final MeterRegistry registry;
-    private final Map<DecisionKey, Counter> decisions = new ConcurrentHashMap<>();
+    private final RuleTags tags;
+    private final Map<CounterKey, Counter> counters = new ConcurrentHashMap<>();
 
-    /** What a decision counter is per; a small key rather than a joined string, hashed from its parts' own hashes. */
-    private record DecisionKey(String outcome, String rule, String routeClass, String tier) {
+    /** One counter: a small key rather than a joined string; null parts are tags the meter does not have. */
+    private record CounterKey(Kind kind, String rule, String outcome, String routeClass, String tier) {
     }
 
-    public MicrometerVerdictListener(MeterRegistry registry) {
+    private enum Kind {
+        DECISIONS("ratelimit.decisions", "decisions",
+                "Rate-limit decisions by outcome, limiting rule, route class and tier"),
+        NEAR_LIMIT("ratelimit.near.limit", "requests",
+                "Allowed requests that left their limiting rule under 20 % of its quota"),
+        SHADOW_DENIALS("ratelimit.shadow.denials", "denials", "Would-be denials of rules in shadow");
+
+        final String meter;
+        final String unit;
+        final String description;
+
+        Kind(String meter, String unit, String description) {
+            this.meter = meter;
+            this.unit = unit;
+            this.description = description;
+        }
+    }
+
+    public MicrometerVerdictListener(MeterRegistry registry, RuleTags tags) {
         this.registry = registry;
+        this.tags = tags;
     }
 
     @Override
     public void onVerdict(RequestAttributes request, Verdict verdict) {
         RuleOutcome limiting = verdict.limiting().orElse(null);
-        String rule = limiting == null ? "none" : limiting.rule().id();
-        decisions(outcome(verdict), rule, request.routeClass(), request.tier()).increment();
+        String rule = limiting == null ? RuleTags.NONE : tags.of(limiting.rule());
+        increment(new CounterKey(Kind.DECISIONS, rule, outcome(verdict), orNone(request.routeClass()),
+                orNone(request.tier())));
         if (verdict.allowed() && limiting != null
                 && limiting.remaining() < NEAR_LIMIT * limiting.rule().limit().quota()) {
-            registry.counter("ratelimit.near.limit", "rule", rule).increment();
+            increment(new CounterKey(Kind.NEAR_LIMIT, rule, null, null, null));
         }
         for (RuleOutcome outcome : verdict.shadowDenials()) {
-            registry.counter("ratelimit.shadow.denials", "rule", outcome.rule().id()).increment();
+            increment(new CounterKey(Kind.SHADOW_DENIALS, tags.of(outcome.rule()), null, null, null));
+        }
+    }
+
+    /** Takes the rule set now in force, and removes the meters of rule tags it no longer has. */
+    public void rulesChanged() {
+        tags.update();
+        for (CounterKey key : counters.keySet()) {
+            removeIfGone(key);
         }
     }
 
@@ -64,17 +94,41 @@ public final class MicrometerVerdictListener implements VerdictListener {
         return verdict.allowed() ? "allowed" : "denied";
     }
 
-    private Counter decisions(String outcome, String rule, String routeClass, String tier) {
-        String routeClassTag = routeClass == null ? "none" : routeClass;
-        String tierTag = tier == null ? "none" : tier;
-        DecisionKey key = new DecisionKey(outcome, rule, routeClassTag, tierTag);
-        Counter counter = decisions.get(key);
-        if (counter != null) {
-            return counter;
+    private static String orNone(String value) {
+        return value == null ? "none" : value;
+    }
+
+    private void increment(CounterKey key) {
+        Counter counter = counters.get(key);
+        if (counter == null) {
+            counter = counters.computeIfAbsent(key, this::register);
+            // A verdict decided under rules just replaced may register its rule's meter after the sweep of that
+            // change looked: registered first, then checked, so that either this check or the sweep removes it.
+            removeIfGone(key);
         }
-        return decisions.computeIfAbsent(key, k -> Counter.builder("ratelimit.decisions")
-                .description("Rate-limit decisions by outcome, limiting rule, route class and tier")
-                .tags("outcome", outcome, "rule", rule, "route_class", routeClassTag, "tier", tierTag)
-                .register(registry));
+        counter.increment();
+    }
+
+    /** Removes a counter whose rule tag is not live; atomic with its registration, so a live one is never removed. */
+    private void removeIfGone(CounterKey key) {
+        if (tags.isLive(key.rule())) {
+            return;
+        }
+        counters.computeIfPresent(key, (k, counter) -> {
+            if (tags.isLive(k.rule())) {
+                return counter;
+            }
+            registry.remove(counter);
+            return null;
+        });
+    }
+
+    private Counter register(CounterKey key) {
+        Counter.Builder builder = Counter.builder(key.kind().meter).description(key.kind().description)
+                .baseUnit(key.kind().unit).tag("rule", key.rule());
+        if (key.kind() == Kind.DECISIONS) {
+            builder.tags("outcome", key.outcome(), "route_class", key.routeClass(), "tier", key.tier());
+        }
+        return builder.register(registry);
     }
 }
