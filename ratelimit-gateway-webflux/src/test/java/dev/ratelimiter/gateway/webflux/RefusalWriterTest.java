@@ -5,21 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimiter.core.BucketKey;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
-import dev.ratelimiter.core.Dimension;
-import dev.ratelimiter.core.FailureMode;
-import dev.ratelimiter.core.Limit;
-import dev.ratelimiter.core.Match;
-import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
-import dev.ratelimiter.core.Scope;
-import dev.ratelimiter.core.StoreMode;
-import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.RateLimitHeaders;
 import dev.ratelimiter.gateway.Refusal;
@@ -33,12 +24,16 @@ import org.springframework.web.server.ServerWebExchange;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.ratelimiter.gateway.RefusalCatalogue.BUCKET;
+import static dev.ratelimiter.gateway.RefusalCatalogue.allowed;
+import static dev.ratelimiter.gateway.RefusalCatalogue.denied;
+import static dev.ratelimiter.gateway.RefusalCatalogue.rate;
+import static dev.ratelimiter.gateway.RefusalCatalogue.rule;
 import static org.assertj.core.api.Assertions.entry;
 
 /** The limiter's answers as a client parses them, by default and through customizers. */
 class RefusalWriterTest {
 
-    static final BucketKey BUCKET = new BucketKey("AAAAAAAAAAAAAAAAAAAAAA", "api@t");
     static final JsonMapper json = JsonMapper.builder().build();
 
     @Test
@@ -185,23 +180,5 @@ class RefusalWriterTest {
 
     private static MockServerWebExchange exchange() {
         return MockServerWebExchange.from(MockServerHttpRequest.get("/api/hello"));
-    }
-
-    private static RuleOutcome denied(Rule rule, long retryAfterSeconds) {
-        return new RuleOutcome(new Check(rule, BUCKET, 1, false), false, 0, Duration.ofSeconds(retryAfterSeconds),
-                Duration.ofSeconds(retryAfterSeconds));
-    }
-
-    private static RuleOutcome allowed(Rule rule) {
-        return new RuleOutcome(new Check(rule, BUCKET, 1, false), true, 3, Duration.ZERO, Duration.ofSeconds(1));
-    }
-
-    private static TokenBucketLimit rate() {
-        return TokenBucketLimit.of("t.", 10, 10, Duration.ofMinutes(1));
-    }
-
-    private static Rule rule(String id, Limit limit) {
-        return new Rule(id, id, Match.ANY, List.of(Dimension.API_KEY), limit, 0, Mode.ENFORCE, FailureMode.CLOSED,
-                StoreMode.EXACT, 1, null, Scope.REGIONAL);
     }
 }
