@@ -1,5 +1,6 @@
 package dev.ratelimiter.gateway.webflux;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,7 @@ import dev.ratelimiter.gateway.RefusalContext;
 import dev.ratelimiter.gateway.RefusalRenderer;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.ServerWebExchange;
@@ -95,8 +97,9 @@ class RefusalWriterTest {
             refusal.setStatus(HttpStatus.SERVICE_UNAVAILABLE);
             refusal.getHeaders().set("X-Plan", context.request().tier());
             refusal.getHeaders().remove(RateLimitHeaders.LIMIT);
-            refusal.getBody().put("support", "https://example.com/limits");
-        }, (refusal, context) -> refusal.getBody().put("seenStatus", refusal.getStatus().value())));
+            refusal.getProblemDetail().setProperty("support", "https://example.com/limits");
+        }, (refusal, context) -> refusal.getProblemDetail().setProperty("seenStatus",
+                refusal.getStatus().value())));
         MockServerWebExchange exchange = exchange();
         RequestAttributes request = new RequestAttributes("key-1", null, null, null, "api", "/api", "default", "free",
                 1);
@@ -122,6 +125,31 @@ class RefusalWriterTest {
             assertThat(context.request()).isSameAs(request);
             assertThat(context.nativeExchange(ServerWebExchange.class)).isSameAs(exchange);
         });
+    }
+
+    @Test
+    void aCustomizerChangesTheTypedProblemAndItIsWrittenInTheBodysOrder() {
+        RefusalWriter writer = new RefusalWriter(List.of((refusal, context) -> {
+            ProblemDetail problem = refusal.getProblemDetail();
+            String requestId = context.nativeExchange(ServerWebExchange.class).getRequest().getHeaders()
+                    .getFirst("X-Request-Id");
+            problem.setInstance(URI.create("urn:request:" + requestId));
+            problem.setProperty("support", "https://example.com/limits");
+        }));
+        MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/api/hello")
+                .header("X-Request-Id", "r-42"));
+
+        writer.rateLimited(exchange, Verdict.evaluated(List.of(denied(rule("hourly", rate()), 30)),
+                Verdict.Source.STORE)).block(Duration.ofSeconds(5));
+
+        String text = exchange.getResponse().getBodyAsString().block(Duration.ofSeconds(5));
+        assertThat(text).isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Rate limit 'hourly' exceeded; retry after 30 seconds.\",\"instance\":\"urn:request:r-42\","
+                + "\"error\":\"rate_limited\",\"retryAfter\":30,\"policy\":\"hourly\",\"violated-policies\":[\"hourly\"],"
+                + "\"support\":\"https://example.com/limits\"}");
+        assertThat(exchange.getResponse().getHeaders().getContentLength()).isEqualTo(text.length());
+        assertThat(exchange.getResponse().getHeaders().getContentType()).hasToString("application/problem+json");
     }
 
     @Test
@@ -152,10 +180,10 @@ class RefusalWriterTest {
     @Test
     void customizedValuesAreWrittenAsJsonAndContentLengthCountsTheirBytes() {
         RefusalWriter writer = new RefusalWriter(List.of((refusal, context) -> {
-            refusal.getBody().put("nested", Map.of("quote", "say \"hi\"\n"));
-            refusal.getBody().put("ratio", Double.NaN);
-            refusal.getBody().put("flags", new Object[] { true, null, 1.5 });
-            refusal.getBody().put("note", "größer");
+            refusal.getProblemDetail().setProperty("nested", Map.of("quote", "say \"hi\"\n"));
+            refusal.getProblemDetail().setProperty("ratio", Double.NaN);
+            refusal.getProblemDetail().setProperty("flags", new Object[] { true, null, 1.5 });
+            refusal.getProblemDetail().setProperty("note", "größer");
         }));
         MockServerWebExchange exchange = exchange();
 
