@@ -21,7 +21,8 @@ import org.springframework.http.ProblemDetail;
  * old value, it follows the new status (RFC 9457 has the two agree).
  *
  * <p>{@link #getBody()}, the body as a map of members, is kept for customizers written before the typed view: a body
- * changed through it is written as that map, member for member, as before.
+ * changed through it is written as that map, member for member, as before. Asking for one view takes the body over
+ * from the other, so a customizer keeps neither across a call to the other.
  */
 public final class Refusal {
 

@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure.rules;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -14,15 +15,20 @@ import dev.ratelimiter.core.RuleSetFactory;
 import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.core.RuleStore;
 import dev.ratelimiter.core.RuleSync;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Every problem the rules API answers, byte for byte as the WebFlux routes write it (status, {@code Content-Type},
@@ -38,7 +44,9 @@ class RulesApiProblemWireFormatTest {
 
     @AfterEach
     void stop() {
-        sync.stop();
+        if (sync != null) {
+            sync.stop();
+        }
     }
 
     @Test
@@ -135,6 +143,19 @@ class RulesApiProblemWireFormatTest {
                 + "us\":503,\"detail\":\"The rule store could not be reached (not connected yet); nothing changed"
                 + ".\",\"instance\":\"/v1/rules/x\",\"error\":\"rule_store_unavailable\"}");
         softly.assertAll();
+    }
+
+    @Test
+    void aPathThatIsNoUriIsStillTheInstanceInItsPlace() {
+        RulesApiOperations.Answer answer = RuleProblems.answer("/v1/rules/a|b{c}", HttpStatus.NOT_FOUND, "not_found",
+                null, "The rules API has no /v1/rules/a|b{c}.");
+
+        assertThat(answer.body()).asInstanceOf(InstanceOfAssertFactories.MAP).containsExactly(
+                entry("type", "urn:ratelimit:problem:not-found"), entry("title", "Not Found"), entry("status", 404),
+                entry("detail", "The rules API has no /v1/rules/a|b{c}."), entry("instance", "/v1/rules/a|b{c}"),
+                entry("error", "not_found"));
+        assertThat(RuleProblems.problem("/v1/rules/x", HttpStatus.NOT_FOUND, "unknown_rule", null, "None.")
+                .getInstance()).isEqualTo(URI.create("/v1/rules/x"));
     }
 
     private static void pin(SoftAssertions softly, WebTestClient client, HttpMethod method, String path,
