@@ -194,8 +194,14 @@ class RulesApiIntegrationTest {
         assertThat(json(now).get("capacity").asInt()).isEqualTo(4);
         assertThat(version(now)).isEqualTo(second);
         // a weak tag never matches, creating what exists is refused, a write without a precondition is refused
-        assertThat(api.put(admin, "stale", bucket("nothing-routes-here", 5), IF_MATCH, "W/\"" + second + "\"")
-                .getStatus().value()).isEqualTo(412);
+        EntityExchangeResult<String> weak = api.put(admin, "stale", bucket("nothing-routes-here", 5), IF_MATCH,
+                "W/\"" + second + "\"");
+        assertThat(weak.getStatus().value()).isEqualTo(412);
+        assertThat(weak.getResponseBody()).as("byte for byte, as the application's own JSON codec writes it")
+                .isEqualTo("{\"type\":\"urn:ratelimit:problem:precondition-failed\",\"title\":\"The rules changed "
+                        + "since they were read\",\"status\":412,\"detail\":\"If-Match holds no entity tag of this API "
+                        + "(a strong tag such as \\\"17\\\", the ETag of a read).\",\"instance\":\"/v1/rules/stale\","
+                        + "\"error\":\"precondition_failed\"}");
         assertThat(api.put(admin, "stale", bucket("nothing-routes-here", 5), IF_NONE_MATCH, "*").getStatus().value())
                 .isEqualTo(412);
         EntityExchangeResult<String> blind = api.put(admin, "stale", bucket("nothing-routes-here", 5), null, null);

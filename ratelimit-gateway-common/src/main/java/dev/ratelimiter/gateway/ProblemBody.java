@@ -1,26 +1,27 @@
 package dev.ratelimiter.gateway;
 
+import java.net.URI;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.ratelimiter.core.JsonText;
+import org.springframework.http.ProblemDetail;
 
 /**
  * Where the members of a default problem body go, so that each body is spelt out once: straight into JSON text (no
- * customizer: the cost of a string concatenation, no map, no boxing), or into an ordered map that customizers change
- * and that is written as JSON afterwards.
+ * customizer: the cost of a string concatenation, no objects, no boxing), or into the {@link ProblemDetail} that
+ * customizers change and that is written as JSON afterwards ({@link ProblemMembers}), in the same order.
  */
 abstract sealed class ProblemBody {
 
+    /** The members RFC 9457 defines, first in every body. */
+    abstract ProblemBody problem(URI type, String title, int status, String detail);
+
+    /** An extension member. */
     abstract ProblemBody put(String name, String value);
 
     abstract ProblemBody put(String name, long value);
-
-    /** An int member: a customizer reads {@code status} as the {@link Integer} Spring's own status codes are. */
-    abstract ProblemBody put(String name, int value);
 
     abstract ProblemBody put(String name, List<String> values);
 
@@ -31,11 +32,11 @@ abstract sealed class ProblemBody {
         return text.json.append('}').toString();
     }
 
-    /** The members as a writable map in their order. */
-    static Map<String, Object> map(Consumer<ProblemBody> members) {
-        Members map = new Members();
-        members.accept(map);
-        return map.members;
+    /** The members as a problem detail, for the customizers to change. */
+    static ProblemDetail detail(Consumer<ProblemBody> members) {
+        Detail detail = new Detail();
+        members.accept(detail);
+        return detail.problem;
     }
 
     private static final class Text extends ProblemBody {
@@ -48,6 +49,15 @@ abstract sealed class ProblemBody {
         }
 
         @Override
+        ProblemBody problem(URI type, String title, int status, String detail) {
+            JsonText.quote(name("type"), type.toString());
+            JsonText.quote(name("title"), title);
+            name("status").append(status);
+            JsonText.quote(name("detail"), detail);
+            return this;
+        }
+
+        @Override
         ProblemBody put(String name, String value) {
             JsonText.quote(name(name), value);
             return this;
@@ -55,12 +65,6 @@ abstract sealed class ProblemBody {
 
         @Override
         ProblemBody put(String name, long value) {
-            name(name).append(value);
-            return this;
-        }
-
-        @Override
-        ProblemBody put(String name, int value) {
             name(name).append(value);
             return this;
         }
@@ -79,32 +83,35 @@ abstract sealed class ProblemBody {
         }
     }
 
-    private static final class Members extends ProblemBody {
+    private static final class Detail extends ProblemBody {
 
-        private final Map<String, Object> members = new LinkedHashMap<>();
+        private final ProblemDetail problem = ProblemDetail.forStatus(0);
+
+        @Override
+        ProblemBody problem(URI type, String title, int status, String detail) {
+            problem.setType(type);
+            problem.setTitle(title);
+            problem.setStatus(status);
+            problem.setDetail(detail);
+            return this;
+        }
 
         @Override
         ProblemBody put(String name, String value) {
-            members.put(name, value);
+            problem.setProperty(name, value);
             return this;
         }
 
         @Override
         ProblemBody put(String name, long value) {
-            members.put(name, value);
-            return this;
-        }
-
-        @Override
-        ProblemBody put(String name, int value) {
-            members.put(name, value);
+            problem.setProperty(name, value);
             return this;
         }
 
         @Override
         ProblemBody put(String name, List<String> values) {
             // A list of its own: a customizer may add to or trim it without touching the limiter's.
-            members.put(name, new ArrayList<>(values));
+            problem.setProperty(name, new ArrayList<>(values));
             return this;
         }
     }

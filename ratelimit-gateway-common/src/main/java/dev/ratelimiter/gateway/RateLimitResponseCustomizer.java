@@ -3,7 +3,8 @@ package dev.ratelimiter.gateway;
 /**
  * Changes the answers the limiter writes itself — 429 (over a limit), 503 (the limiter cannot check, or the upstream
  * is shedding) and the 400/401/403 answers to requests whose identity it refuses — before they are sent: status,
- * headers and the members of the problem body. Declare any number as beans; they run in
+ * headers and the problem body, a {@link org.springframework.http.ProblemDetail}. Declare any number as beans; they
+ * run in
  * {@link org.springframework.core.annotation.Order @Order} / {@link org.springframework.core.Ordered} order, each
  * seeing what the ones before it left.
  *
@@ -12,7 +13,9 @@ package dev.ratelimiter.gateway;
  * RateLimitResponseCustomizer supportLink() {
  *     return (refusal, context) -> {
  *         if (context.kind() == Refusal.Kind.RATE_LIMITED) {
- *             refusal.getBody().put("support", "https://example.com/limits");
+ *             ProblemDetail problem = refusal.getProblemDetail();
+ *             problem.setProperty("support", "https://example.com/limits");
+ *             problem.setDetail(problem.getDetail() + " Upgrade your plan for more.");
  *             refusal.getHeaders().set("X-Plan-Upgrade", "https://example.com/pricing");
  *         }
  *     };
@@ -25,7 +28,8 @@ package dev.ratelimiter.gateway;
  * can never turn a refusal into a 500 nor let the refused request through.
  *
  * <p>With no customizer the limiter writes its default bodies as prebuilt text; the mutable {@link Refusal} is made
- * only when at least one customizer is registered.
+ * only when at least one customizer is registered. {@link Refusal#getBody()}, the body as a map, still works for
+ * customizers written against it, and is deprecated.
  */
 @FunctionalInterface
 public interface RateLimitResponseCustomizer {

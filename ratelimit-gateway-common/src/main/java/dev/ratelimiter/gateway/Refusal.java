@@ -2,19 +2,27 @@ package dev.ratelimiter.gateway;
 
 import java.util.Map;
 
+import dev.ratelimiter.core.JsonText;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
 
 /**
  * An answer the limiter is about to write, as {@linkplain RateLimitResponseCustomizer customizers} see it: the status,
  * the response headers (the rate-limit fields, {@code Retry-After} and {@code Content-Type} already on them) and the
- * problem body's members in order. All three may be changed; {@code Content-Length} is worked out after the last
- * customizer.
+ * problem body as a {@link ProblemDetail} ({@link #getProblemDetail()}). All three may be changed;
+ * {@code Content-Length} is worked out after the last customizer.
  *
- * <p>Body values are written as JSON: strings, numbers, booleans, {@code null}, and maps, lists and arrays of those;
- * any other object as the string of its {@code toString()}. The default members arrive as strings, lists of strings,
- * {@code status} as an {@link Integer} and {@code retryAfter} as a {@link Long}. If a customizer changes the status and leaves the body's
- * {@code status} member at the old value, the member follows the new status (RFC 9457 has the two agree).
+ * <p>The body is written in the order the limiter's answers have always had: {@code type}, {@code title},
+ * {@code status}, {@code detail}, {@code instance} (those set), then the properties in the order they were set.
+ * Property values are written as JSON: strings, numbers, booleans, {@code null}, and maps, lists and arrays of those;
+ * any other object as the string of its {@code toString()}. The default properties are strings, lists of strings and
+ * {@code retryAfter} a {@link Long}. If a customizer changes the status and leaves the problem's {@code status} at the
+ * old value, it follows the new status (RFC 9457 has the two agree).
+ *
+ * <p>{@link #getBody()}, the body as a map of members, is kept for customizers written before the typed view: a body
+ * changed through it is written as that map, member for member, as before. Asking for one view takes the body over
+ * from the other, so a customizer keeps neither across a call to the other.
  */
 public final class Refusal {
 
@@ -59,12 +67,14 @@ public final class Refusal {
 
     private HttpStatusCode status;
     private final HttpHeaders headers;
-    private final Map<String, Object> body;
+    /** Whichever view a customizer asked for last; the other is null. */
+    private ProblemDetail problem;
+    private Map<String, Object> members;
 
-    Refusal(HttpStatusCode status, HttpHeaders headers, Map<String, Object> body) {
+    Refusal(HttpStatusCode status, HttpHeaders headers, ProblemDetail problem) {
         this.status = status;
         this.headers = headers;
-        this.body = body;
+        this.problem = problem;
     }
 
     public HttpStatusCode getStatus() {
@@ -81,8 +91,49 @@ public final class Refusal {
         return headers;
     }
 
-    /** The problem body's members in the order they are written, writable ({@code type}, {@code title}, …). */
+    /**
+     * The problem body, writable: {@code setTitle}, {@code setDetail}, {@code setType}, {@code setInstance},
+     * {@code setProperty} for the extension members ({@code error}, {@code retryAfter}, ...), which
+     * {@code getProperties()} holds in their order.
+     */
+    public ProblemDetail getProblemDetail() {
+        if (problem == null) {
+            problem = ProblemMembers.from(members);
+            members = null;
+        }
+        return problem;
+    }
+
+    /**
+     * The problem body's members in the order they are written, writable ({@code type}, {@code title}, …).
+     *
+     * @deprecated read and change the body as a {@link ProblemDetail} through {@link #getProblemDetail()}. This map
+     * still works: the body a customizer changes through it is written as the map, member for member; a later
+     * {@link #getProblemDetail()} reads the map's members into a problem detail (and fails, sending the default
+     * refusal, if a member RFC 9457 defines has a value of another kind, such as a {@code status} that is no number).
+     */
+    @Deprecated(since = "0.1.0")
     public Map<String, Object> getBody() {
-        return body;
+        if (members == null) {
+            members = ProblemMembers.of(problem);
+            problem = null;
+        }
+        return members;
+    }
+
+    /** The body as JSON, its {@code status} following the answer's when a customizer changed only the latter. */
+    String json(HttpStatusCode original) {
+        boolean followStatus = status.value() != original.value();
+        if (members != null) {
+            if (followStatus && members.get("status") instanceof Number number
+                    && number.intValue() == original.value()) {
+                members.put("status", status.value());
+            }
+            return JsonText.value(members);
+        }
+        if (followStatus && problem.getStatus() == original.value()) {
+            problem.setStatus(status.value());
+        }
+        return ProblemMembers.json(problem);
     }
 }

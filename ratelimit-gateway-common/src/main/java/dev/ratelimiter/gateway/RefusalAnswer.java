@@ -1,5 +1,6 @@
 package dev.ratelimiter.gateway;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import dev.ratelimiter.core.Verdict;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
 
 /**
  * One answer the limiter gives itself, described without a response to write it to: its kind, status, the headers
@@ -23,6 +25,10 @@ import org.springframework.http.HttpStatusCode;
  * are {@code about:blank}: neither is a quota the client used up.
  */
 public final class RefusalAnswer {
+
+    /** Parsed once: every refusal carries one of the two. */
+    private static final URI QUOTA_EXCEEDED = URI.create(RefusalRenderer.QUOTA_EXCEEDED);
+    private static final URI ABOUT_BLANK = URI.create("about:blank");
 
     private final Refusal.Kind kind;
     private final HttpStatusCode status;
@@ -59,8 +65,8 @@ public final class RefusalAnswer {
                 : "Rate limit '" + policy + "' exceeded";
         List<String> violated = violatedPolicies(verdict, policy);
         return new RefusalAnswer(kind, HttpStatus.TOO_MANY_REQUESTS, violated, retryAfter, null, null, null,
-                body -> body.put("type", RefusalRenderer.QUOTA_EXCEEDED).put("title", "Too Many Requests")
-                        .put("status", 429).put("detail", what + retryAfter(retryAfter)).put("error", kind.error())
+                body -> body.problem(QUOTA_EXCEEDED, "Too Many Requests", 429, what + retryAfter(retryAfter))
+                        .put("error", kind.error())
                         .put("retryAfter", retryAfter).put("policy", policy)
                         .put(RefusalRenderer.VIOLATED_POLICIES, violated));
     }
@@ -72,9 +78,8 @@ public final class RefusalAnswer {
         String policy = limiting.rule().id();
         List<String> unchecked = verdict.outcomes().stream().map(outcome -> outcome.rule().id()).toList();
         return new RefusalAnswer(Refusal.Kind.LIMITER_UNAVAILABLE, HttpStatus.SERVICE_UNAVAILABLE, unchecked,
-                retryAfter, null, HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter), body -> unavailableTitle(body)
-                        .put("detail", "Rate limit '" + policy + "' cannot be checked right now"
-                                + retryAfter(retryAfter))
+                retryAfter, null, HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter), body -> unavailable(body,
+                        "Rate limit '" + policy + "' cannot be checked right now" + retryAfter(retryAfter))
                         .put("error", Refusal.Kind.LIMITER_UNAVAILABLE.error()).put("retryAfter", retryAfter)
                         .put("policy", policy));
     }
@@ -83,8 +88,8 @@ public final class RefusalAnswer {
     public static RefusalAnswer overloaded(RequestAttributes request, String upstream, String priority,
             long retryAfter) {
         return new RefusalAnswer(Refusal.Kind.OVERLOADED, HttpStatus.SERVICE_UNAVAILABLE, List.of(), retryAfter,
-                request, HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter), body -> unavailableTitle(body)
-                        .put("detail", "The service is at capacity and is shedding " + priority + " requests first"
+                request, HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter), body -> unavailable(body,
+                        "The service is at capacity and is shedding " + priority + " requests first"
                                 + retryAfter(retryAfter))
                         .put("error", Refusal.Kind.OVERLOADED.error()).put("retryAfter", retryAfter)
                         .put("priority", priority).put("upstream", upstream));
@@ -147,19 +152,17 @@ public final class RefusalAnswer {
         HttpStatus known = HttpStatus.resolve(status.value());
         String title = known != null ? known.getReasonPhrase() : "Error";
         return new RefusalAnswer(kind, status, List.of(), 0, null, unauthorized ? HttpHeaders.WWW_AUTHENTICATE : null,
-                challenge, body -> body.put("type", "about:blank").put("title", title).put("status", status.value())
-                        .put("detail", detail).put("error", kind.error()));
+                challenge, body -> body.problem(ABOUT_BLANK, title, status.value(), detail).put("error", kind.error()));
     }
 
     private static RefusalAnswer badRequest(Refusal.Kind kind, List<String> ruleIds, String detail,
             Consumer<ProblemBody> more) {
         return new RefusalAnswer(kind, HttpStatus.BAD_REQUEST, ruleIds, 0, null, null, null, body -> more.accept(
-                body.put("type", "about:blank").put("title", "Bad Request").put("status", 400).put("detail", detail)
-                        .put("error", kind.error())));
+                body.problem(ABOUT_BLANK, "Bad Request", 400, detail).put("error", kind.error())));
     }
 
-    private static ProblemBody unavailableTitle(ProblemBody body) {
-        return body.put("type", "about:blank").put("title", "Service Unavailable").put("status", 503);
+    private static ProblemBody unavailable(ProblemBody body, String detail) {
+        return body.problem(ABOUT_BLANK, "Service Unavailable", 503, detail);
     }
 
     /** Every enforced rule the request exceeded, the reported one first; one list when there is only that one. */
@@ -217,8 +220,11 @@ public final class RefusalAnswer {
         return ProblemBody.json(members).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The body's members, for the customizers to change. */
-    Consumer<ProblemBody> members() {
-        return members;
+    /**
+     * The default problem body as a new {@link ProblemDetail}, the same members in the same order as {@link #body()}:
+     * {@code type}, {@code title}, {@code status}, {@code detail}, then the extension members ({@code error}, ...).
+     */
+    public ProblemDetail problemDetail() {
+        return ProblemBody.detail(members);
     }
 }

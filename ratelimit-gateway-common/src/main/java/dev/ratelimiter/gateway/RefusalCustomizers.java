@@ -2,13 +2,10 @@ package dev.ratelimiter.gateway;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
-import dev.ratelimiter.core.JsonText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -41,10 +38,9 @@ final class RefusalCustomizers {
      * The customized answer, its headers a changed copy of {@code headers}; {@code null}, {@code headers} untouched,
      * when a customizer failed.
      */
-    RefusalRenderer.Rendered apply(HttpHeaders headers, RefusalContext context, HttpStatusCode status,
-            Consumer<ProblemBody> members) {
-        Map<String, Object> body = ProblemBody.map(members);
-        Refusal refusal = new Refusal(status, HttpHeaders.copyOf(headers), body);
+    RefusalRenderer.Rendered apply(HttpHeaders headers, RefusalContext context, RefusalAnswer answer) {
+        HttpStatusCode status = answer.status();
+        Refusal refusal = new Refusal(status, HttpHeaders.copyOf(headers), answer.problemDetail());
         HttpStatusCode chosen;
         byte[] bytes;
         try {
@@ -56,11 +52,7 @@ final class RefusalCustomizers {
                 throw new IllegalStateException("a refusal must keep an error status (400 or more), but the "
                         + "customizers set " + chosen);
             }
-            if (chosen.value() != status.value() && body.get("status") instanceof Number number
-                    && number.intValue() == status.value()) {
-                body.put("status", chosen.value());
-            }
-            bytes = JsonText.value(body).getBytes(StandardCharsets.UTF_8);
+            bytes = refusal.json(status).getBytes(StandardCharsets.UTF_8);
         }
         // Whatever a customizer throws is its mistake, not the refusal's: an AssertionError, a checked exception
         // thrown sneakily (Kotlin, Lombok), a body that contains itself and recurses without end. Only the JVM's

@@ -64,7 +64,7 @@ public final class RefusalRenderer {
         if (customizers != null) {
             RefusalContext context = new RefusalContext(answer.kind(), answer.ruleIds(), answer.retryAfterSeconds(),
                     answer.request() != null ? answer.request() : request, nativeExchange);
-            Rendered customized = customizers.apply(headers, context, answer.status(), answer.members());
+            Rendered customized = customizers.apply(headers, context, answer);
             if (customized != null) {
                 return customized;
             }

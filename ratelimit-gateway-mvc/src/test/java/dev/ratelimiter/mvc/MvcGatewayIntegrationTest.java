@@ -49,7 +49,8 @@ class MvcGatewayIntegrationTest {
         RateLimitResponseCustomizer supportLink() {
             return (refusal, context) -> {
                 if (context.kind() == Refusal.Kind.RATE_LIMITED) {
-                    refusal.getBody().put("support", "https://example.com/limits/" + context.request().routeId());
+                    refusal.getProblemDetail().setProperty("support",
+                            "https://example.com/limits/" + context.request().routeId());
                     refusal.getHeaders().set("X-Plan-Upgrade", "https://example.com/pricing");
                 }
             };

@@ -177,6 +177,11 @@ class MvcRulesApiIntegrationTest {
         assertThat(problem.get("error").asString()).isEqualTo("invalid_rule");
         assertThat(problem.get("field").asString()).isEqualTo("capacity");
         assertThat(problem.get("instance").asString()).isEqualTo("/v1/rules/x");
+        assertThat(invalid.body()).as("byte for byte, as the WebFlux flavour writes it").isEqualTo(
+                "{\"type\":\"urn:ratelimit:problem:invalid-rule\",\"title\":\"Invalid rule\",\"status\":422,"
+                        + "\"detail\":\"capacity must be at least 1 (the largest burst a client may send), "
+                        + "but was -5.\","
+                        + "\"instance\":\"/v1/rules/x\",\"error\":\"invalid_rule\",\"field\":\"capacity\"}");
 
         HttpResponse<String> malformed = send("PUT", "/v1/rules/x", "{\"capacity\":1,\"capacity\":2}", "If-None-Match",
                 "*");
@@ -187,7 +192,11 @@ class MvcRulesApiIntegrationTest {
         assertThat(huge.statusCode()).isEqualTo(413);
 
         assertThat(send("POST", "/v1/rules/x", "{}", null).statusCode()).isEqualTo(405);
-        assertThat(send("GET", "/v1/rules/x/y", null, null).statusCode()).isEqualTo(404);
+        HttpResponse<String> elsewhere = send("GET", "/v1/rules/x/y", null, null);
+        assertThat(elsewhere.statusCode()).isEqualTo(404);
+        assertThat(elsewhere.body()).isEqualTo("{\"type\":\"urn:ratelimit:problem:not-found\",\"title\":\"Not Found\","
+                + "\"status\":404,\"detail\":\"The rules API has no /v1/rules/x/y: rules are at <path>/{ruleId}.\","
+                + "\"instance\":\"/v1/rules/x/y\",\"error\":\"not_found\"}");
         HttpResponse<String> openApi = send("GET", "/v1/rules/_openapi.yaml", null, null);
         assertThat(openApi.statusCode()).isEqualTo(200);
         assertThat(openApi.body()).contains("openapi: 3.1", "/v1/rules/{ruleId}");

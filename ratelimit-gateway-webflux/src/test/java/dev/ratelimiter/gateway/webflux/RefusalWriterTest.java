@@ -1,25 +1,17 @@
 package dev.ratelimiter.gateway.webflux;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.ratelimiter.core.BucketKey;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
-import dev.ratelimiter.core.Dimension;
-import dev.ratelimiter.core.FailureMode;
-import dev.ratelimiter.core.Limit;
-import dev.ratelimiter.core.Match;
-import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
-import dev.ratelimiter.core.Scope;
-import dev.ratelimiter.core.StoreMode;
-import dev.ratelimiter.core.TokenBucketLimit;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.RateLimitHeaders;
 import dev.ratelimiter.gateway.Refusal;
@@ -27,18 +19,23 @@ import dev.ratelimiter.gateway.RefusalContext;
 import dev.ratelimiter.gateway.RefusalRenderer;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.server.ServerWebExchange;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.ratelimiter.gateway.RefusalCatalogue.BUCKET;
+import static dev.ratelimiter.gateway.RefusalCatalogue.allowed;
+import static dev.ratelimiter.gateway.RefusalCatalogue.denied;
+import static dev.ratelimiter.gateway.RefusalCatalogue.rate;
+import static dev.ratelimiter.gateway.RefusalCatalogue.rule;
 import static org.assertj.core.api.Assertions.entry;
 
 /** The limiter's answers as a client parses them, by default and through customizers. */
 class RefusalWriterTest {
 
-    static final BucketKey BUCKET = new BucketKey("AAAAAAAAAAAAAAAAAAAAAA", "api@t");
     static final JsonMapper json = JsonMapper.builder().build();
 
     @Test
@@ -100,8 +97,9 @@ class RefusalWriterTest {
             refusal.setStatus(HttpStatus.SERVICE_UNAVAILABLE);
             refusal.getHeaders().set("X-Plan", context.request().tier());
             refusal.getHeaders().remove(RateLimitHeaders.LIMIT);
-            refusal.getBody().put("support", "https://example.com/limits");
-        }, (refusal, context) -> refusal.getBody().put("seenStatus", refusal.getStatus().value())));
+            refusal.getProblemDetail().setProperty("support", "https://example.com/limits");
+        }, (refusal, context) -> refusal.getProblemDetail().setProperty("seenStatus",
+                refusal.getStatus().value())));
         MockServerWebExchange exchange = exchange();
         RequestAttributes request = new RequestAttributes("key-1", null, null, null, "api", "/api", "default", "free",
                 1);
@@ -127,6 +125,31 @@ class RefusalWriterTest {
             assertThat(context.request()).isSameAs(request);
             assertThat(context.nativeExchange(ServerWebExchange.class)).isSameAs(exchange);
         });
+    }
+
+    @Test
+    void aCustomizerChangesTheTypedProblemAndItIsWrittenInTheBodysOrder() {
+        RefusalWriter writer = new RefusalWriter(List.of((refusal, context) -> {
+            ProblemDetail problem = refusal.getProblemDetail();
+            String requestId = context.nativeExchange(ServerWebExchange.class).getRequest().getHeaders()
+                    .getFirst("X-Request-Id");
+            problem.setInstance(URI.create("urn:request:" + requestId));
+            problem.setProperty("support", "https://example.com/limits");
+        }));
+        MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/api/hello")
+                .header("X-Request-Id", "r-42"));
+
+        writer.rateLimited(exchange, Verdict.evaluated(List.of(denied(rule("hourly", rate()), 30)),
+                Verdict.Source.STORE)).block(Duration.ofSeconds(5));
+
+        String text = exchange.getResponse().getBodyAsString().block(Duration.ofSeconds(5));
+        assertThat(text).isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Rate limit 'hourly' exceeded; retry after 30 seconds.\",\"instance\":\"urn:request:r-42\","
+                + "\"error\":\"rate_limited\",\"retryAfter\":30,\"policy\":\"hourly\",\"violated-policies\":[\"hourly\"],"
+                + "\"support\":\"https://example.com/limits\"}");
+        assertThat(exchange.getResponse().getHeaders().getContentLength()).isEqualTo(text.length());
+        assertThat(exchange.getResponse().getHeaders().getContentType()).hasToString("application/problem+json");
     }
 
     @Test
@@ -157,10 +180,10 @@ class RefusalWriterTest {
     @Test
     void customizedValuesAreWrittenAsJsonAndContentLengthCountsTheirBytes() {
         RefusalWriter writer = new RefusalWriter(List.of((refusal, context) -> {
-            refusal.getBody().put("nested", Map.of("quote", "say \"hi\"\n"));
-            refusal.getBody().put("ratio", Double.NaN);
-            refusal.getBody().put("flags", new Object[] { true, null, 1.5 });
-            refusal.getBody().put("note", "größer");
+            refusal.getProblemDetail().setProperty("nested", Map.of("quote", "say \"hi\"\n"));
+            refusal.getProblemDetail().setProperty("ratio", Double.NaN);
+            refusal.getProblemDetail().setProperty("flags", new Object[] { true, null, 1.5 });
+            refusal.getProblemDetail().setProperty("note", "größer");
         }));
         MockServerWebExchange exchange = exchange();
 
@@ -185,23 +208,5 @@ class RefusalWriterTest {
 
     private static MockServerWebExchange exchange() {
         return MockServerWebExchange.from(MockServerHttpRequest.get("/api/hello"));
-    }
-
-    private static RuleOutcome denied(Rule rule, long retryAfterSeconds) {
-        return new RuleOutcome(new Check(rule, BUCKET, 1, false), false, 0, Duration.ofSeconds(retryAfterSeconds),
-                Duration.ofSeconds(retryAfterSeconds));
-    }
-
-    private static RuleOutcome allowed(Rule rule) {
-        return new RuleOutcome(new Check(rule, BUCKET, 1, false), true, 3, Duration.ZERO, Duration.ofSeconds(1));
-    }
-
-    private static TokenBucketLimit rate() {
-        return TokenBucketLimit.of("t.", 10, 10, Duration.ofMinutes(1));
-    }
-
-    private static Rule rule(String id, Limit limit) {
-        return new Rule(id, id, Match.ANY, List.of(Dimension.API_KEY), limit, 0, Mode.ENFORCE, FailureMode.CLOSED,
-                StoreMode.EXACT, 1, null, Scope.REGIONAL);
     }
 }
