@@ -17,7 +17,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Where the operator endpoints or the rules API leave loopback they are authenticated by the limiter's own filter
- * ({@link OperatorServletFilter}), as on WebFlux. Only when that filter is switched off
+ * ({@link OperatorSecurityServletFilter}), as on WebFlux. Only when that filter is switched off
  * ({@code ratelimit.management.security.enabled=false}) on an address more than this host can reach, and the
  * application has no Spring Security of its own that could protect them, anyone reaching the port could write rules
  * and throw the kill switch; that configuration fails the start-up instead, with the ways out. A bean of its own

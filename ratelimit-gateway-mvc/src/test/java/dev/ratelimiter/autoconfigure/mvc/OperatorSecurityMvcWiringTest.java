@@ -32,7 +32,7 @@ class OperatorSecurityMvcWiringTest {
         runner.run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(OperatorAccounts.class);
             assertThat(context.getBean(FilterRegistrationBean.class).getFilter())
-                    .isInstanceOf(OperatorServletFilter.class);
+                    .isInstanceOf(OperatorSecurityServletFilter.class);
             assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(-101);
         });
         runner.withPropertyValues("management.server.port=0", "management.server.address=10.0.0.5")
