@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
 import dev.ratelimiter.core.InvalidLimitException;
@@ -54,6 +55,12 @@ public final class OperatorAccounts {
      * {@code {id}encoded} form ({@code {bcrypt}...}, {@code {noop}...}); one that cannot be read fails here.
      */
     public static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated) {
+        return of(properties, generated, UnaryOperator.identity());
+    }
+
+    /** As {@link #of(OperatorSecurityProperties, Consumer)}, each password check wrapped (a test counts the work). */
+    static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated,
+            UnaryOperator<PasswordCheck> observed) {
         String prefix = "ratelimit.management.security.";
         OperatorSecurityProperties.Account admin = properties.getAdmin();
         OperatorSecurityProperties.Account viewer = properties.getViewer();
@@ -69,7 +76,8 @@ public final class OperatorAccounts {
         else {
             adminCheck = password(prefix + "admin.password", adminPassword);
         }
-        accounts.add(new Account(OperatorPasswords.plain(admin.getUsername()), adminCheck, Role.ADMIN));
+        accounts.add(new Account(OperatorPasswords.plain(admin.getUsername()), observed.apply(adminCheck),
+                Role.ADMIN));
         if (viewer.getPassword() != null && !viewer.getPassword().isEmpty()) {
             requireName(prefix + "viewer.username", viewer.getUsername());
             if (viewer.getUsername().equals(admin.getUsername())) {
@@ -77,7 +85,7 @@ public final class OperatorAccounts {
                         + "its own; '" + viewer.getUsername() + "' is the admin's.");
             }
             accounts.add(new Account(OperatorPasswords.plain(viewer.getUsername()),
-                    password(prefix + "viewer.password", viewer.getPassword()), Role.VIEWER));
+                    observed.apply(password(prefix + "viewer.password", viewer.getPassword())), Role.VIEWER));
         }
         return new OperatorAccounts(accounts);
     }
