@@ -18,13 +18,13 @@ import org.springframework.security.crypto.password.PasswordEncoder;
  */
 final class OperatorPasswords {
 
-    /** Tried once at start-up against every encoded password, so a malformed one fails there, not at the first login. */
+    /** Tried at start-up against every encoded password: a malformed one fails there, not at the first login. */
     private static final String PROBE = "operator-password-probe";
 
     private OperatorPasswords() {
     }
 
-    /** Whether the value names an encoding ({@code {id}...}), as Spring's {@code DelegatingPasswordEncoder} reads it. */
+    /** Whether the value names an encoding ({@code {id}...}), as {@code DelegatingPasswordEncoder} reads it. */
     static boolean encoded(String configured) {
         return configured.startsWith("{") && configured.indexOf('}') > 0;
     }

@@ -11,11 +11,11 @@ import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 
 /**
- * Which operator paths a request is on, for {@link OperatorSecurityServletFilter}. The endpoints' and the rules API's paths
- * are the DispatcherServlet's own (below {@code spring.mvc.servlet.path}, whatever it is), so a request is placed by
- * the path its servlet serves it at - the path info under a path-mapped servlet, the servlet path under the default
- * one, as the container decoded and normalised them - and by the whole path below the context path as well. The
- * servlet mapping is what the container chose for this very request, so it cannot drift from the dispatcher's
+ * Which operator paths a request is on, for {@link OperatorSecurityServletFilter}. The endpoints' and the rules API's
+ * paths are the DispatcherServlet's own (below {@code spring.mvc.servlet.path}, whatever it is), so a request is
+ * placed by the path its servlet serves it at - the path info under a path-mapped servlet, the servlet path under the
+ * default one, as the container decoded and normalised them - and by the whole path below the context path as well.
+ * The servlet mapping is what the container chose for this very request, so it cannot drift from the dispatcher's
  * registration as a configured prefix could. A request on an operator path in either reading needs what the
  * stricter reading asks for: nothing is public unless every operator reading of it is.
  */

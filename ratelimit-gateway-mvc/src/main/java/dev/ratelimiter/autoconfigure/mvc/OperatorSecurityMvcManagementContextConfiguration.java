@@ -18,8 +18,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * The Spring Security chain that authenticates the actuator endpoints and the rules API on the servlet flavour
- * ({@link OperatorSecurityServletFilter}), in the context that serves them: a management port's own (the whole port) or the application's (only their paths: the gateway's routes
- * never see it and need no operator credentials).
+ * ({@link OperatorSecurityServletFilter}), in the context that serves them: a management port's own (the whole
+ * port) or the application's (only their paths: the gateway's routes never see it and need no operator credentials).
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
 @ConditionalOnClass(name = OperatorSecurityMvcManagementContextConfiguration.HTTP_SECURITY)

@@ -110,7 +110,7 @@ final class OperatorSecurityServletFilter extends OperatorPathFilter {
         }
     }
 
-    /** An {@link HttpSecurity} of the limiter's own, over an empty context (no bean of the application's reaches it). */
+    /** An {@link HttpSecurity} of the limiter's own, over an empty context: no bean of the application's reaches it. */
     private static HttpSecurity http() {
         GenericApplicationContext empty = new GenericApplicationContext();
         empty.refresh();
