@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.security.OperatorAccessRules;
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import dev.ratelimiter.autoconfigure.security.OperatorAuthentication;
 import jakarta.servlet.FilterChain;
@@ -31,9 +32,8 @@ import org.springframework.security.web.savedrequest.NullRequestCache;
 /**
  * HTTP Basic in front of the actuator endpoints and the rules API on the servlet flavour: a Spring Security
  * {@link SecurityFilterChain} over the same accounts ({@link OperatorAccounts}) and roles as the WebFlux flavour's,
- * stateless (no session, no saved request, no login page: the clients are curl and scripts). The public endpoints'
- * reads for anyone; the viewer endpoints', the rules API's and the discovery page's reads for the viewer and the admin;
- * everything else for the admin.
+ * stateless (no session, no saved request, no login page: the clients are curl and scripts), and the same table of who
+ * may do what ({@link OperatorAccessRules}), read the servlet's way ({@link OperatorPaths}).
  * <p>
  * The chain is the limiter's own, never a bean: a {@code SecurityFilterChain} bean would make Spring Boot's default
  * chain back off and join an application's {@code @EnableWebSecurity} proxy. It runs in its own
@@ -129,6 +129,6 @@ final class OperatorSecurityServletFilter extends OperatorPathFilter {
     }
 
     private static boolean read(HttpServletRequest request) {
-        return request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
+        return OperatorAccessRules.read(request.getMethod());
     }
 }
