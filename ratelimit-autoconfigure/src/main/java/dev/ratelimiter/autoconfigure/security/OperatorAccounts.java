@@ -111,7 +111,7 @@ public final class OperatorAccounts {
             requireStrong(setting, plain);
             return OperatorPasswords.plain(plain);
         }
-        if (OperatorPasswords.encoded(configured)) {
+        if (OperatorPasswords.namesAnEncoding(configured)) {
             return OperatorPasswords.encoded(setting, configured);
         }
         requireStrong(setting, configured);

@@ -25,7 +25,7 @@ final class OperatorPasswords {
     }
 
     /** Whether the value names an encoding ({@code {id}...}), as {@code DelegatingPasswordEncoder} reads it. */
-    static boolean encoded(String configured) {
+    static boolean namesAnEncoding(String configured) {
         return configured.startsWith("{") && configured.indexOf('}') > 0;
     }
 
