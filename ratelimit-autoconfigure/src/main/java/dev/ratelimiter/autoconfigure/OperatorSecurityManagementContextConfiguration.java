@@ -38,6 +38,6 @@ public class OperatorSecurityManagementContextConfiguration {
         RulesApiMount rulesApi = RulesApiMount.of(environment);
         return OperatorSecurityFilter.of(accounts, endpoints, properties,
                 OperatorEndpointExposure.of(environment).separatePort(),
-                rulesApi != null ? rulesApi.patterns() : new String[0]);
+                rulesApi != null ? rulesApi.path() : null);
     }
 }

@@ -80,9 +80,10 @@ public class OperatorSecurityProperties {
         private String username;
 
         /**
-         * Password (give it from a secret: an environment variable such as
-         * RATELIMIT_MANAGEMENT_SECURITY_ADMIN_PASSWORD). Without one, the admin account gets a random password,
-         * logged once at start-up; the viewer account does not exist.
+         * Password: a bcrypt hash as {bcrypt}$2y$10$... (recommended), another of Spring Security's {id} encodings,
+         * or plain text ({noop}..., or without an {id}: at least 12 characters). Give it from a secret (an
+         * environment variable such as RATELIMIT_MANAGEMENT_SECURITY_ADMIN_PASSWORD). Without one, the admin account
+         * gets a random password, logged once at start-up; the viewer account does not exist.
          */
         private @Nullable String password;
 

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import dev.ratelimiter.core.InvalidLimitException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -38,8 +39,17 @@ public final class RateLimitOperatorSecurityAutoConfiguration {
     @Bean
     OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment,
             ApplicationContext context) {
+        return accounts(properties, environment, context.getClassLoader(), SPRING_SECURITY);
+    }
+
+    /**
+     * The accounts of the settings, for either flavour's chain, once Spring Security's type for that flavour's chain
+     * is known to be there: without it the endpoints would be open, so the start-up stops instead (fail closed).
+     */
+    public static OperatorAccounts accounts(OperatorSecurityProperties properties, Environment environment,
+            @Nullable ClassLoader classLoader, String springSecurityType) {
         OperatorEndpointExposure exposure = OperatorEndpointExposure.of(environment);
-        if (!ClassUtils.isPresent(SPRING_SECURITY, context.getClassLoader())) {
+        if (!ClassUtils.isPresent(springSecurityType, classLoader)) {
             throw new InvalidLimitException(OperatorEndpointExposure.ENABLED, "The actuator endpoints, which can "
                     + "change every limit, are served on " + exposure.describe() + " and must be authenticated, but "
                     + "Spring Security (spring-security-config and spring-security-web, which the starter brings) is "
@@ -53,7 +63,7 @@ public final class RateLimitOperatorSecurityAutoConfiguration {
      * The accounts of the settings, for either flavour's filter: a generated admin password is logged once (the only
      * way to learn it), and only the digests stay (the plain text leaves the bean the actuator can show).
      */
-    public static OperatorAccounts accounts(OperatorSecurityProperties properties, OperatorEndpointExposure exposure) {
+    private static OperatorAccounts accounts(OperatorSecurityProperties properties, OperatorEndpointExposure exposure) {
         OperatorAccounts accounts = OperatorAccounts.of(properties, password -> logger.warn("The actuator endpoints on "
                 + exposure.describe() + " need authentication and ratelimit.management.security.admin.password is "
                 + "not set. Using the generated password for user '" + properties.getAdmin().getUsername() + "': "

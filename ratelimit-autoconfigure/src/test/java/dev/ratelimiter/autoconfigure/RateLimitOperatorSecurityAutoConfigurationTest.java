@@ -12,6 +12,7 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -86,6 +87,24 @@ class RateLimitOperatorSecurityAutoConfigurationTest {
         runner.withPropertyValues("ratelimit.management.security.admin.username=a:b")
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
                         .hasMessageContaining("without ':'"));
+    }
+
+    /** A password encoding that cannot be read stops the start-up, not the first login; a good one starts. */
+    @Test
+    void aPasswordEncodingThatCannotBeReadStopsTheStartUp() {
+        runner.withPropertyValues("ratelimit.management.security.admin.password={bcrypt}$2a$10$not-a-hash")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOf(InvalidLimitException.class)
+                        .hasMessageContaining("not a well-formed {bcrypt} value")
+                        .extracting(ex -> ((InvalidLimitException) ex).setting())
+                        .isEqualTo("ratelimit.management.security.admin.password"));
+        runner.withPropertyValues("ratelimit.management.security.admin.password=long-enough-secret",
+                "ratelimit.management.security.viewer.password={rot13}long-enough-secret")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("no password encoder is known by the id 'rot13'"));
+        runner.withPropertyValues("ratelimit.management.security.admin.password={bcrypt}"
+                + new BCryptPasswordEncoder(4).encode("long-enough-secret"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(OperatorAccounts.class));
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.ratelimiter.testsupport.LoopbackPorts;
 import dev.ratelimiter.testsupport.RedisServerExtension;
@@ -20,6 +21,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,6 +39,9 @@ class OperatorSecurityIntegrationTest {
     static final String ADMIN = "ops-admin";
     static final String ADMIN_PASSWORD = "admin-secret-0123";
     static final String VIEWER_PASSWORD = "viewer-secret-0123";
+
+    /** The viewer's password as a bcrypt hash (cost 4: the reading is tested, not the hash's strength). */
+    static final String VIEWER_BCRYPT = "{bcrypt}" + new BCryptPasswordEncoder(4).encode(VIEWER_PASSWORD);
 
     @RegisterExtension
     static final GatewayFixture fixture = GatewayFixture.keptAcrossTestsOnSharedRedis();
@@ -55,8 +61,10 @@ class OperatorSecurityIntegrationTest {
                 "management.endpoint.health.show-details=when-authorized",
                 "ratelimit.management.security.enabled=true",
                 "ratelimit.management.security.admin.username=" + ADMIN,
-                "ratelimit.management.security.admin.password=" + ADMIN_PASSWORD,
-                "ratelimit.management.security.viewer.password=" + VIEWER_PASSWORD,
+                // Spring's encodings: {noop} for the admin, {bcrypt} for the viewer (plain text, as before, is the
+                // other operator tests')
+                "ratelimit.management.security.admin.password={noop}" + ADMIN_PASSWORD,
+                "ratelimit.management.security.viewer.password=" + VIEWER_BCRYPT,
                 "ratelimit.default-tier=free",
                 "ratelimit.tiers.free.limits.default.capacity=3",
                 "ratelimit.tiers.free.limits.default.refill-tokens=1",
@@ -88,6 +96,39 @@ class OperatorSecurityIntegrationTest {
             statuses.add(RawHttp.get(GatewayInstance.port(gateway), "/api/x", "X-API-Key: kill-switch-probe"));
         }
         assertThat(statuses).containsExactly(200, 200, 200, 429);
+    }
+
+    /**
+     * A {@code {noop}} and a {@code {bcrypt}} password log in (their encoded forms do not), and an unknown name and a
+     * wrong password get the same answer, status, headers and body alike.
+     */
+    @Test
+    void encodedPasswordsLogInAndAnUnknownNameIsAnsweredAsAWrongPassword() throws IOException {
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit", basic(ADMIN, ADMIN_PASSWORD))).isEqualTo(200);
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit", basic("ratelimit-viewer", VIEWER_PASSWORD)))
+                .isEqualTo(200);
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit", basic(ADMIN, "{noop}" + ADMIN_PASSWORD)))
+                .isEqualTo(401);
+        assertThat(RawHttp.get(managementPort, "/actuator/ratelimit", basic("ratelimit-viewer", VIEWER_BCRYPT)))
+                .isEqualTo(401);
+        EntityExchangeResult<byte[]> unknownName = refused(credentials("nobody", VIEWER_PASSWORD));
+        EntityExchangeResult<byte[]> wrongPassword = refused(credentials("ratelimit-viewer", "wrong-secret-0123"));
+        assertThat(withoutDate(unknownName.getResponseHeaders()))
+                .isEqualTo(withoutDate(wrongPassword.getResponseHeaders()))
+                .containsEntry("WWW-Authenticate", List.of("Basic realm=\"Realm\""));
+        assertThat(unknownName.getResponseBody()).isEqualTo(wrongPassword.getResponseBody());
+    }
+
+    private static EntityExchangeResult<byte[]> refused(String authorization) {
+        return management().get().uri("/actuator/ratelimit").header(HttpHeaders.AUTHORIZATION, authorization)
+                .exchange().expectStatus().isUnauthorized().expectBody().returnResult();
+    }
+
+    private static Map<String, List<String>> withoutDate(HttpHeaders headers) {
+        Map<String, List<String>> all = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach(all::put);
+        all.remove(HttpHeaders.DATE);
+        return all;
     }
 
     @Test

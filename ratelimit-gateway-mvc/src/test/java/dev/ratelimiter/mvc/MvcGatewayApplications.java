@@ -34,8 +34,8 @@ final class MvcGatewayApplications {
     }
 
     /**
-     * As an application that has no Spring Security of its own, as the MVC starter brings none (this module's tests
-     * have it for the resource server).
+     * As an application without Spring Security's classes at all (the MVC starter brings them; this module's tests
+     * have them too).
      */
     static ConfigurableApplicationContext startWithoutSpringSecurity(MvcGatewayFixture fixture,
             String... properties) {

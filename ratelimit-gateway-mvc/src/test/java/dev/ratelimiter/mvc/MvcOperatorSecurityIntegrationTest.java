@@ -12,7 +12,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.testsupport.RawResponse;
@@ -25,6 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -43,6 +46,9 @@ class MvcOperatorSecurityIntegrationTest {
 
     private static final String VIEWER_PASSWORD = "viewer-password-1234";
 
+    /** The viewer's password as a bcrypt hash (cost 4: the reading is tested, not the hash's strength). */
+    private static final String VIEWER_BCRYPT = "{bcrypt}" + new BCryptPasswordEncoder(4).encode(VIEWER_PASSWORD);
+
     @RegisterExtension
     static final MvcGatewayFixture fixture = new MvcGatewayFixture();
     static final StubUpstream upstream = fixture.upstream();
@@ -57,8 +63,10 @@ class MvcOperatorSecurityIntegrationTest {
         fixture.redisProperties(registry);
         registry.add("server.address", () -> "127.0.0.1");
         registry.add("ratelimit.management.security.enabled", () -> "true");
-        registry.add("ratelimit.management.security.admin.password", () -> ADMIN_PASSWORD);
-        registry.add("ratelimit.management.security.viewer.password", () -> VIEWER_PASSWORD);
+        // the admin's in {noop}, the viewer's in {bcrypt}: every test here logs in through Spring's encodings (the
+        // plain value of before is the admin's in the servlet-path test's applications)
+        registry.add("ratelimit.management.security.admin.password", () -> "{noop}" + ADMIN_PASSWORD);
+        registry.add("ratelimit.management.security.viewer.password", () -> VIEWER_BCRYPT);
         registry.add("management.endpoints.web.exposure.include", () -> "health,ratelimit,ratelimitcontrol,env,loggers");
         registry.add("ratelimit.rules-api.enabled", () -> "true");
         fixture.route(registry, 0, "api", "/api/**");
@@ -106,6 +114,37 @@ class MvcOperatorSecurityIntegrationTest {
         HttpResponse<String> routed = send("GET", "/api/anything", null, null);
         assertThat(routed.statusCode()).as("the gateway's route needs no operator").isEqualTo(200);
         assertThat(upstream.hits()).isEqualTo(1);
+    }
+
+    /**
+     * A {@code {noop}} and a {@code {bcrypt}} password log in (their encoded forms do not), and an unknown name and a
+     * wrong password get the same answer, status, headers and body alike.
+     */
+    @Test
+    void encodedPasswordsLogInAndAnUnknownNameIsAnsweredAsAWrongPassword() throws Exception {
+        assertThat(send("GET", "/actuator/v1/rules", null, basic("ratelimit-admin", ADMIN_PASSWORD)).statusCode())
+                .isEqualTo(200);
+        assertThat(send("GET", "/actuator/v1/rules", null, basic("ratelimit-viewer", VIEWER_PASSWORD)).statusCode())
+                .isEqualTo(200);
+        assertThat(send("GET", "/actuator/v1/rules", null, basic("ratelimit-admin", "{noop}" + ADMIN_PASSWORD))
+                .statusCode()).isEqualTo(401);
+        assertThat(send("GET", "/actuator/v1/rules", null, basic("ratelimit-viewer", VIEWER_BCRYPT)).statusCode())
+                .isEqualTo(401);
+        HttpResponse<String> unknownName = send("GET", "/actuator/v1/rules", null, basic("nobody", VIEWER_PASSWORD));
+        HttpResponse<String> wrongPassword = send("GET", "/actuator/v1/rules", null,
+                basic("ratelimit-viewer", "wrong-password-1234"));
+        assertThat(unknownName.statusCode()).isEqualTo(401);
+        assertThat(wrongPassword.statusCode()).isEqualTo(401);
+        assertThat(withoutDate(unknownName)).isEqualTo(withoutDate(wrongPassword))
+                .containsEntry("www-authenticate", List.of("Basic realm=\"Realm\""));
+        assertThat(unknownName.body()).isEqualTo(wrongPassword.body()).isEmpty();
+    }
+
+    private static Map<String, List<String>> withoutDate(HttpResponse<String> response) {
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.putAll(response.headers().map());
+        headers.remove("date");
+        return headers;
     }
 
     /**

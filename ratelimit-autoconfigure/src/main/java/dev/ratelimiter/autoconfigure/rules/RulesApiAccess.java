@@ -3,7 +3,7 @@ package dev.ratelimiter.autoconfigure.rules;
 import java.security.Principal;
 
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
-import dev.ratelimiter.autoconfigure.security.OperatorPrincipal;
+import dev.ratelimiter.autoconfigure.security.OperatorAuthentication;
 import dev.ratelimiter.autoconfigure.security.OperatorRoles;
 import dev.ratelimiter.autoconfigure.security.OperatorSecurityFilter;
 import org.springframework.security.core.Authentication;
@@ -37,13 +37,12 @@ public interface RulesApiAccess {
         }
     };
 
-    /** Whether Spring Security's Authentication can be asked at all (the servlet flavour needs no Spring Security). */
+    /** Whether Spring Security's Authentication can be asked at all (a loopback-only port needs no Spring Security). */
     boolean SPRING_SECURITY_CORE = org.springframework.util.ClassUtils.isPresent(
             "org.springframework.security.core.Authentication", RulesApiAccess.class.getClassLoader());
 
     /**
-     * The operator accounts' roles, as the filter granted them: Spring Security's authorities on WebFlux, an
-     * {@link OperatorPrincipal} on the servlet flavour.
+     * The operator accounts' roles, as the filter granted them: Spring Security's authorities, on both flavours.
      */
     static RulesApiAccess byRole() {
         return new RulesApiAccess() {
@@ -59,13 +58,10 @@ public interface RulesApiAccess {
             }
 
             private boolean has(Principal caller, OperatorAccounts.Role role) {
-                if (caller instanceof OperatorPrincipal operator) {
-                    return operator.role() == role;
-                }
                 return SPRING_SECURITY_CORE && caller instanceof Authentication authentication
                         && authentication.isAuthenticated()
                         && authentication.getAuthorities().stream().map(GrantedAuthority::getAuthority)
-                                .anyMatch(("ROLE_" + role.roleName())::equals);
+                                .anyMatch(OperatorAuthentication.authority(role)::equals);
             }
         };
     }

@@ -1,26 +1,23 @@
 package dev.ratelimiter.autoconfigure.security;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
 import dev.ratelimiter.core.InvalidLimitException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The accounts that may use the actuator endpoints, checked in constant time: every account's digest is compared
- * whatever the user name, so neither the name nor the password can be guessed one character at a time from response
- * times.
+ * The accounts that may use the operator endpoints, one source for both gateway flavours' Spring Security chains.
+ * Every account's password is checked on every attempt, whatever the user name, and the names are compared in
+ * constant time: an unknown name and a wrong password cost the same work (a bcrypt hash included), so neither can be
+ * told from the other, nor guessed one character at a time, by response times.
  */
 public final class OperatorAccounts {
-
     /** What an account may do. */
     public enum Role {
         /** Every operation, the writes included. */
@@ -36,7 +33,14 @@ public final class OperatorAccounts {
 
     static final int MIN_PASSWORD_LENGTH = 12;
 
-    private record Account(String username, byte[] digest, Role role) {
+    /** A configured password, as {@link OperatorPasswords} reads it. */
+    @FunctionalInterface
+    interface PasswordCheck {
+
+        boolean matches(String offered);
+    }
+
+    private record Account(PasswordCheck name, PasswordCheck password, Role role) {
     }
 
     private final List<Account> accounts;
@@ -47,46 +51,71 @@ public final class OperatorAccounts {
 
     /**
      * The accounts of the settings; an admin without a password gets a random one, handed to {@code generated} once
-     * (to be logged: it is the only way to learn it).
+     * (to be logged: it is the only way to learn it). A password is plain text, or Spring Security's
+     * {@code {id}encoded} form ({@code {bcrypt}...}, {@code {noop}...}); one that cannot be read fails here.
      */
     public static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated) {
+        return of(properties, generated, UnaryOperator.identity());
+    }
+
+    /** As {@link #of(OperatorSecurityProperties, Consumer)}, each password check wrapped (a test counts the work). */
+    static OperatorAccounts of(OperatorSecurityProperties properties, Consumer<String> generated,
+            UnaryOperator<PasswordCheck> observed) {
         String prefix = "ratelimit.management.security.";
         OperatorSecurityProperties.Account admin = properties.getAdmin();
         OperatorSecurityProperties.Account viewer = properties.getViewer();
         requireName(prefix + "admin.username", admin.getUsername());
         List<Account> accounts = new ArrayList<>();
         String adminPassword = admin.getPassword();
+        PasswordCheck adminCheck;
         if (adminPassword == null || adminPassword.isEmpty()) {
-            adminPassword = randomPassword();
-            generated.accept(adminPassword);
+            String random = randomPassword();
+            generated.accept(random);
+            adminCheck = OperatorPasswords.plain(random);
         }
         else {
-            requireStrong(prefix + "admin.password", adminPassword);
+            adminCheck = password(prefix + "admin.password", adminPassword);
         }
-        accounts.add(new Account(admin.getUsername(), digest(admin.getUsername(), adminPassword), Role.ADMIN));
+        accounts.add(new Account(OperatorPasswords.plain(admin.getUsername()), observed.apply(adminCheck),
+                Role.ADMIN));
         if (viewer.getPassword() != null && !viewer.getPassword().isEmpty()) {
             requireName(prefix + "viewer.username", viewer.getUsername());
-            requireStrong(prefix + "viewer.password", viewer.getPassword());
             if (viewer.getUsername().equals(admin.getUsername())) {
                 throw new InvalidLimitException(prefix + "viewer.username", "The viewer account needs a user name of "
                         + "its own; '" + viewer.getUsername() + "' is the admin's.");
             }
-            accounts.add(new Account(viewer.getUsername(), digest(viewer.getUsername(), viewer.getPassword()),
-                    Role.VIEWER));
+            accounts.add(new Account(OperatorPasswords.plain(viewer.getUsername()),
+                    observed.apply(password(prefix + "viewer.password", viewer.getPassword())), Role.VIEWER));
         }
         return new OperatorAccounts(accounts);
     }
 
     /** The role of the account with this name and password, or null; takes the same time whatever the answer. */
     public @Nullable Role verify(String username, String password) {
-        byte[] offered = digest(username, password);
         Role found = null;
         for (Account account : accounts) {
-            if (MessageDigest.isEqual(account.digest(), offered) && found == null) {
+            // both checks always run, the password's first: its cost never depends on the name
+            boolean rightPassword = account.password().matches(password);
+            boolean rightName = account.name().matches(username);
+            if (rightPassword && rightName && found == null) {
                 found = account.role();
             }
         }
         return found;
+    }
+
+    /** Plain text (at least {@value #MIN_PASSWORD_LENGTH} characters) or an encoding Spring Security reads. */
+    private static PasswordCheck password(String setting, String configured) {
+        if (configured.startsWith("{noop}")) {
+            String plain = configured.substring("{noop}".length());
+            requireStrong(setting, plain);
+            return OperatorPasswords.plain(plain);
+        }
+        if (OperatorPasswords.namesAnEncoding(configured)) {
+            return OperatorPasswords.encoded(setting, configured);
+        }
+        requireStrong(setting, configured);
+        return OperatorPasswords.plain(configured);
     }
 
     private static void requireName(String setting, @Nullable String name) {
@@ -108,19 +137,5 @@ public final class OperatorAccounts {
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-    }
-
-    /** The name (length first, so no name/password split collides) is part of the digest: one comparison checks both. */
-    private static byte[] digest(String username, String password) {
-        try {
-            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            byte[] name = username.getBytes(StandardCharsets.UTF_8);
-            sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(name.length).array());
-            sha256.update(name);
-            return sha256.digest(password.getBytes(StandardCharsets.UTF_8));
-        }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("every JVM must provide SHA-256", ex);
-        }
     }
 }

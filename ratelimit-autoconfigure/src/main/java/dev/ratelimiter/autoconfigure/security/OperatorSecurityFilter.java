@@ -1,19 +1,15 @@
 package dev.ratelimiter.autoconfigure.security;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
 import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
-import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.http.HttpMethod;
-import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
-import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.core.authority.AuthorityUtils;
 import org.springframework.security.web.server.WebFilterChainProxy;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
@@ -21,12 +17,12 @@ import org.springframework.security.web.server.util.matcher.ServerWebExchangeMat
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * HTTP Basic in front of the actuator endpoints, stateless (no session, no saved request, no login page: the
- * clients are curl and scripts): the public endpoints' reads for anyone, the viewer endpoints' reads for the viewer
- * and the admin, and everything else - the writes that change limits and switches, and the reads that can show
- * secrets - for the admin only.
+ * HTTP Basic in front of the actuator endpoints on WebFlux, stateless (no session, no saved request, no login page:
+ * the clients are curl and scripts): the shared table of who may do what ({@link OperatorAccessRules}) as path
+ * patterns, over the shared accounts ({@link OperatorAuthentication}).
  */
 public final class OperatorSecurityFilter {
 
@@ -37,19 +33,20 @@ public final class OperatorSecurityFilter {
      * @param wholePort whether the filter guards a port that serves only the endpoints (then every request on it
      * is checked, including paths no endpoint claims) or the application's port (then only the exposed endpoints'
      * paths, and nothing else enters Spring Security)
-     * @param rulesApi the rules API's path patterns ({@link RulesApiMount#patterns()}), empty when it is not served:
+     * @param rulesApi the rules API's collection path ({@link RulesApiMount#path()}), null when it is not served:
      * its reads for the viewer and the admin, its writes for the admin, like the endpoints'
      */
     public static WebFilter of(OperatorAccounts accounts, PathMappedEndpoints endpoints,
-            OperatorSecurityProperties settings, boolean wholePort, String... rulesApi) {
-        String[] publicPaths = paths(endpoints, settings.getPublicEndpoints());
-        String[] viewerPaths = paths(endpoints, settings.getViewerEndpoints());
-        String base = endpoints.getBasePath();
-        boolean discovery = !base.isEmpty() && !base.equals("/");
-        String viewer = OperatorAccounts.Role.VIEWER.roleName();
-        String admin = OperatorAccounts.Role.ADMIN.roleName();
+            OperatorSecurityProperties settings, boolean wholePort, @Nullable String rulesApi) {
+        OperatorAccessRules rules = OperatorAccessRules.of(endpoints, settings.getPublicEndpoints(),
+                settings.getViewerEndpoints(), rulesApi);
+        String[] publicPaths = OperatorAccessRules.patterns(rules.publicPaths());
+        String[] viewerPaths = OperatorAccessRules.patterns(rules.viewerPaths());
+        String viewer = OperatorAuthentication.authority(OperatorAccounts.Role.VIEWER);
+        String admin = OperatorAuthentication.authority(OperatorAccounts.Role.ADMIN);
         ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange()
-                : endpointPaths(endpoints, rulesApi);
+                : ServerWebExchangeMatchers.pathMatchers(OperatorRequests.endpointPatterns(endpoints,
+                        rulesApi != null ? OperatorAccessRules.patterns(List.of(rulesApi)) : new String[0]));
         ServerHttpSecurity http = ServerHttpSecurity.http()
                 .securityMatcher(scope)
                 .authenticationManager(authenticate(accounts))
@@ -67,17 +64,14 @@ public final class OperatorSecurityFilter {
                             exchanges.pathMatchers(read, publicPaths).permitAll();
                         }
                         if (viewerPaths.length > 0) {
-                            exchanges.pathMatchers(read, viewerPaths).hasAnyRole(viewer, admin);
+                            exchanges.pathMatchers(read, viewerPaths).hasAnyAuthority(viewer, admin);
                         }
-                        if (rulesApi.length > 0) {
-                            exchanges.pathMatchers(read, rulesApi).hasAnyRole(viewer, admin);
-                        }
-                        if (discovery) {
-                            exchanges.pathMatchers(read, base).hasAnyRole(viewer, admin);
+                        if (rules.discovery() != null) {
+                            exchanges.pathMatchers(read, rules.discovery()).hasAnyAuthority(viewer, admin);
                         }
                     }
                     // every write, and every read of anything else (env, heapdump, routes: they can hold secrets)
-                    exchanges.anyExchange().hasRole(admin);
+                    exchanges.anyExchange().hasAuthority(admin);
                 });
         WebFilterChainProxy security = new WebFilterChainProxy(http.build());
         WebFilter chain = (exchange, next) -> {
@@ -93,32 +87,9 @@ public final class OperatorSecurityFilter {
                 .flatMap(match -> match.isMatch() ? chain.filter(exchange, next) : next.filter(exchange));
     }
 
-    /** The paths of these endpoints and what lies below them (only the exposed ones have a path). */
-    private static String[] paths(PathMappedEndpoints endpoints, List<String> ids) {
-        List<String> paths = new ArrayList<>();
-        for (String id : ids) {
-            String path = endpoints.getPath(EndpointId.of(id.trim()));
-            if (path != null) {
-                paths.add(path);
-                paths.add(path + "/**");
-            }
-        }
-        return paths.toArray(String[]::new);
-    }
-
-    private static ServerWebExchangeMatcher endpointPaths(PathMappedEndpoints endpoints, String... rulesApi) {
-        return ServerWebExchangeMatchers.pathMatchers(OperatorRequests.endpointPatterns(endpoints, rulesApi));
-    }
-
+    /** Off the event loop: a bcrypt hash costs tens of milliseconds of CPU per login. */
     private static ReactiveAuthenticationManager authenticate(OperatorAccounts accounts) {
-        return authentication -> {
-            OperatorAccounts.Role role = accounts.verify(authentication.getName(),
-                    String.valueOf(authentication.getCredentials()));
-            if (role == null) {
-                return Mono.error(new BadCredentialsException("Bad credentials"));
-            }
-            return Mono.just(UsernamePasswordAuthenticationToken.authenticated(authentication.getName(), null,
-                    AuthorityUtils.createAuthorityList("ROLE_" + role.roleName())));
-        };
+        return offered -> Mono.fromCallable(() -> OperatorAuthentication.authenticate(accounts, offered))
+                .subscribeOn(Schedulers.boundedElastic());
     }
 }

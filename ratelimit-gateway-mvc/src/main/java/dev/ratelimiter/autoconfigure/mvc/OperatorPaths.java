@@ -1,21 +1,21 @@
 package dev.ratelimiter.autoconfigure.mvc;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
+import dev.ratelimiter.autoconfigure.security.OperatorAccessRules;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 
 /**
- * Which operator paths a request is on, for {@link OperatorServletFilter}. The endpoints' and the rules API's paths
- * are the DispatcherServlet's own (below {@code spring.mvc.servlet.path}, whatever it is), so a request is placed by
- * the path its servlet serves it at - the path info under a path-mapped servlet, the servlet path under the default
- * one, as the container decoded and normalised them - and by the whole path below the context path as well. The
- * servlet mapping is what the container chose for this very request, so it cannot drift from the dispatcher's
+ * Which operator paths a request is on, for {@link OperatorSecurityServletFilter}: the shared table of who may do
+ * what ({@link OperatorAccessRules}) read the servlet's way. The endpoints' and the rules API's
+ * paths are the DispatcherServlet's own (below {@code spring.mvc.servlet.path}, whatever it is), so a request is
+ * placed by the path its servlet serves it at - the path info under a path-mapped servlet, the servlet path under the
+ * default one, as the container decoded and normalised them - and by the whole path below the context path as well.
+ * The servlet mapping is what the container chose for this very request, so it cannot drift from the dispatcher's
  * registration as a configured prefix could. A request on an operator path in either reading needs what the
  * stricter reading asks for: nothing is public unless every operator reading of it is.
  */
@@ -23,14 +23,7 @@ final class OperatorPaths {
 
     private final boolean wholePort;
 
-    private final List<String> guarded;
-
-    private final List<String> publicPaths;
-
-    private final List<String> viewerPaths;
-
-    /** The discovery page, the viewer's on its own: not what lies below it (env, heapdump are the admin's). */
-    private final @Nullable String discovery;
+    private final OperatorAccessRules rules;
 
     /**
      * @param wholePort whether the filter guards a port that serves only the endpoints (every request) or the
@@ -40,41 +33,29 @@ final class OperatorPaths {
     OperatorPaths(PathMappedEndpoints endpoints, List<String> publicEndpoints, List<String> viewerEndpoints,
             boolean wholePort, @Nullable String rulesApi) {
         this.wholePort = wholePort;
-        this.publicPaths = paths(endpoints, publicEndpoints);
-        List<String> viewer = new ArrayList<>(paths(endpoints, viewerEndpoints));
-        List<String> all = new ArrayList<>(endpoints.getAllPaths());
-        String base = endpoints.getBasePath();
-        this.discovery = !base.isEmpty() && !base.equals("/") ? base : null;
-        if (discovery != null) {
-            all.add(discovery);
-        }
-        if (rulesApi != null) {
-            all.add(rulesApi);
-            viewer.add(rulesApi);
-        }
-        this.viewerPaths = List.copyOf(viewer);
-        this.guarded = List.copyOf(all);
+        this.rules = OperatorAccessRules.of(endpoints, publicEndpoints, viewerEndpoints, rulesApi);
     }
 
     /** Whether the filter must see the request at all. */
     boolean guards(HttpServletRequest request) {
-        return wholePort || readings(request).stream().anyMatch(path -> under(path, guarded));
+        return wholePort || readings(request).stream().anyMatch(path -> under(path, rules.operatorPaths()));
     }
 
     /** A public endpoint's path in every reading that is an operator path. */
     boolean isPublic(HttpServletRequest request) {
-        return operatorReadings(request).allMatch(path -> under(path, publicPaths));
+        return operatorReadings(request).allMatch(path -> under(path, rules.publicPaths()));
     }
 
     /** A path the viewer may read in every reading that is an operator path. */
     boolean isForViewer(HttpServletRequest request) {
-        return operatorReadings(request).allMatch(path -> under(path, viewerPaths)
+        String discovery = rules.discovery();
+        return operatorReadings(request).allMatch(path -> under(path, rules.viewerPaths())
                 || (discovery != null && (path.equals(discovery) || path.equals(discovery + "/"))));
     }
 
     /** On a port of their own every reading counts; never none, so an empty match cannot make a path public. */
     private Stream<String> operatorReadings(HttpServletRequest request) {
-        Predicate<String> operator = wholePort ? path -> true : path -> under(path, guarded);
+        Predicate<String> operator = wholePort ? path -> true : path -> under(path, rules.operatorPaths());
         List<String> readings = readings(request).stream().filter(operator).toList();
         return readings.isEmpty() ? Stream.of("") : readings.stream();
     }
@@ -101,14 +82,4 @@ final class OperatorPaths {
         return false;
     }
 
-    private static List<String> paths(PathMappedEndpoints endpoints, List<String> ids) {
-        List<String> paths = new ArrayList<>();
-        for (String id : ids) {
-            String path = endpoints.getPath(EndpointId.of(id.trim()));
-            if (path != null) {
-                paths.add(path);
-            }
-        }
-        return List.copyOf(paths);
-    }
 }

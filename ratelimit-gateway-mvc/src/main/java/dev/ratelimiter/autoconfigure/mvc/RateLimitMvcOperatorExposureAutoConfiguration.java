@@ -25,6 +25,6 @@ public final class RateLimitMvcOperatorExposureAutoConfiguration {
     @Bean
     @ConditionalOnBean(RuleAdmin.class)
     UnauthenticatedOperatorEndpoints rateLimitUnauthenticatedOperatorEndpoints(ApplicationContext context) {
-        return new UnauthenticatedOperatorEndpoints(context.getEnvironment(), context.getClassLoader());
+        return new UnauthenticatedOperatorEndpoints(context.getEnvironment(), context.getClassLoader(), context);
     }
 }

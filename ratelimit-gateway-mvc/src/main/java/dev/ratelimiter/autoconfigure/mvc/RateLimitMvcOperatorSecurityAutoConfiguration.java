@@ -4,13 +4,13 @@ import dev.ratelimiter.autoconfigure.OnOperatorSecurityCondition;
 import dev.ratelimiter.autoconfigure.OperatorSecurityProperties;
 import dev.ratelimiter.autoconfigure.RateLimitOperatorSecurityAutoConfiguration;
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
-import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -18,7 +18,8 @@ import org.springframework.core.env.Environment;
 /**
  * The operator accounts on the servlet flavour, wherever the actuator endpoints leave loopback (the same rule and
  * settings, {@code ratelimit.management.security.*}, as on WebFlux). The filter that asks for them is
- * {@link OperatorSecurityMvcManagementContextConfiguration}; unlike WebFlux's it needs no Spring Security.
+ * {@link OperatorSecurityMvcManagementContextConfiguration}, a Spring Security chain as on WebFlux; without Spring
+ * Security on the classpath the start-up stops instead.
  */
 @AutoConfiguration
 @ConditionalOnClass(Endpoint.class)
@@ -29,7 +30,9 @@ import org.springframework.core.env.Environment;
 public final class RateLimitMvcOperatorSecurityAutoConfiguration {
 
     @Bean
-    OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment) {
-        return RateLimitOperatorSecurityAutoConfiguration.accounts(properties, OperatorEndpointExposure.of(environment));
+    OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment,
+            ApplicationContext context) {
+        return RateLimitOperatorSecurityAutoConfiguration.accounts(properties, environment, context.getClassLoader(),
+                OperatorSecurityMvcManagementContextConfiguration.HTTP_SECURITY);
     }
 }

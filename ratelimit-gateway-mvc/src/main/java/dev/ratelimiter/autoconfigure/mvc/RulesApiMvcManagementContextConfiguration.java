@@ -20,9 +20,9 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * The REST rules API on the servlet flavour, where the WebFlux flavour serves it: a management port's own context,
  * or, only when {@code ratelimit.rules-api.enabled=true} asks for it, the application's under the actuator's base
- * path. The operator filter ({@link OperatorServletFilter}) authenticates it wherever it leaves loopback; with that
- * filter switched off, {@link UnauthenticatedOperatorEndpoints} refuses to start where more than this host could
- * reach it.
+ * path. The operator chain ({@link OperatorSecurityServletFilter}) authenticates it wherever it leaves loopback;
+ * with that chain switched off, {@link UnauthenticatedOperatorEndpoints} refuses to start where more than this host
+ * could reach it.
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
 @ConditionalOnClass(RouterFunction.class)

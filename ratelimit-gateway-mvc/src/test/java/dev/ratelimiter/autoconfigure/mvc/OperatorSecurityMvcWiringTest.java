@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.core.InvalidLimitException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -12,10 +13,12 @@ import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +35,7 @@ class OperatorSecurityMvcWiringTest {
         runner.run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(OperatorAccounts.class);
             assertThat(context.getBean(FilterRegistrationBean.class).getFilter())
-                    .isInstanceOf(OperatorServletFilter.class);
+                    .isInstanceOf(OperatorSecurityServletFilter.class);
             assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(-101);
         });
         runner.withPropertyValues("management.server.port=0", "management.server.address=10.0.0.5")
@@ -73,6 +76,25 @@ class OperatorSecurityMvcWiringTest {
         runner.withPropertyValues("ratelimit.management.security.admin.password=short").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("at least 12 characters");
+        });
+    }
+
+    @Test
+    void aPasswordEncodingThatCannotBeReadFailsTheStartUp() {
+        runner.withPropertyValues("ratelimit.management.security.admin.password={bcrypt}$2y$12$cut-short").run(
+                context -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("not a well-formed {bcrypt} value")
+                        .extracting(ex -> ((InvalidLimitException) ex).setting())
+                        .isEqualTo("ratelimit.management.security.admin.password"));
+    }
+
+    /** Fail closed: without Spring Security's servlet configuration the endpoints are not served open. */
+    @Test
+    void withoutSpringSecurityTheStartUpStops() {
+        runner.withClassLoader(new FilteredClassLoader(HttpSecurity.class)).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                    .hasMessageContaining("must be authenticated, but Spring Security");
         });
     }
 

@@ -29,6 +29,8 @@ import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.handler.ProxyExchange;
 import org.springframework.cloud.gateway.server.mvc.handler.RestClientProxyExchange;
 import org.springframework.http.HttpStatus;
+import org.springframework.security.web.DefaultSecurityFilterChain;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -171,6 +173,20 @@ class RateLimitMvcAutoConfigurationTest {
                 .run(context -> assertThat(context).hasFailed());
     }
 
+    /**
+     * The starter brings Spring Security's classes, so they say nothing of the application's own security: switched
+     * off beyond this host without a chain of the application's, the start-up still fails.
+     */
+    @Test
+    void springSecurityOnTheClasspathWithoutAChainOfTheApplicationsDoesNotCount() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimitcontrol",
+                "ratelimit.management.security.enabled=false").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidLimitException.class)
+                            .hasMessageContaining("no Spring Security chain of the application's own");
+                });
+    }
+
     /** Lazy initialisation makes no bean nobody asks for; the refusal is made all the same. */
     @Test
     void underLazyInitialisationTheRefusalStillRuns() {
@@ -203,9 +219,10 @@ class RateLimitMvcAutoConfigurationTest {
                 "management.server.port=0", "management.server.address=127.0.0.1",
                 "ratelimit.management.security.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
-        // switched off, but the application's own Spring Security can protect them
-        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
-                "ratelimit.management.security.enabled=false")
+        // switched off, but the application's own Spring Security chain can protect them
+        runner.withBean(SecurityFilterChain.class, () -> new DefaultSecurityFilterChain(request -> true))
+                .withPropertyValues("management.endpoints.web.exposure.include=ratelimit",
+                        "ratelimit.management.security.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(MvcRateLimiter.class));
         withoutSpringSecurity.withPropertyValues("management.endpoints.web.exposure.include=health,prometheus",
                 "ratelimit.management.security.enabled=false")
