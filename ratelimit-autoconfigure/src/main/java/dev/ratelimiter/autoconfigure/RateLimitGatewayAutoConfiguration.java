@@ -6,6 +6,7 @@ import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
+import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
@@ -61,7 +62,7 @@ public final class RateLimitGatewayAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<RequestIdentityResolver> resolvers,
-            RefusalWriter refusalWriter) {
+            RefusalWriter refusalWriter, ObjectProvider<DecisionObservations> observations) {
         ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
@@ -70,6 +71,7 @@ public final class RateLimitGatewayAutoConfiguration {
                 TimeBoundIdentityResolver.bound(resolver, properties.getIdentity().getResolveTimeout()),
                 refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
                 AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
-                Clock.systemUTC(), properties.getFilterOrder(), refusalWriter);
+                Clock.systemUTC(), properties.getFilterOrder(), refusalWriter,
+                observations.getIfAvailable(() -> DecisionObservations.OFF));
     }
 }

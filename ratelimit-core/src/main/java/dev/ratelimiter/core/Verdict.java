@@ -68,6 +68,7 @@ public final class Verdict {
     private final Reason reason;
     private final List<RuleOutcome> enforced;
     private final RuleOutcome limiting;
+    private final FallbackReason fallbackReason;
 
     /**
      * @param allowed whether the request may proceed
@@ -76,6 +77,12 @@ public final class Verdict {
      * @param reason why, when no rule was consulted
      */
     public Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source, Reason reason) {
+        this(allowed, outcomes, source, reason, null);
+    }
+
+    private Verdict(boolean allowed, List<RuleOutcome> outcomes, Source source, Reason reason,
+            FallbackReason fallbackReason) {
+        this.fallbackReason = fallbackReason;
         this.allowed = allowed;
         this.outcomes = List.copyOf(outcomes);
         this.source = source;
@@ -85,19 +92,31 @@ public final class Verdict {
     }
 
     public static Verdict evaluated(List<RuleOutcome> outcomes, Source source) {
-        boolean allowed = true;
+        return new Verdict(noEnforcedDenial(outcomes), outcomes, source, Reason.EVALUATED);
+    }
+
+    private static boolean noEnforcedDenial(List<RuleOutcome> outcomes) {
         for (RuleOutcome outcome : outcomes) {
             if (outcome.enforcedDenial()) {
-                allowed = false;
-                break;
+                return false;
             }
         }
-        return new Verdict(allowed, outcomes, source, Reason.EVALUATED);
+        return true;
     }
 
     /** Refused because a rule that fails closed could not be checked; {@code outcomes} hold those rules. */
     public static Verdict unavailable(List<RuleOutcome> outcomes) {
-        return new Verdict(false, outcomes, Source.NONE, Reason.STORE_UNAVAILABLE);
+        return unavailable(outcomes, null);
+    }
+
+    /** As {@link #unavailable(List)}, the store having failed for {@code why}. */
+    public static Verdict unavailable(List<RuleOutcome> outcomes, FallbackReason why) {
+        return new Verdict(false, outcomes, Source.NONE, Reason.STORE_UNAVAILABLE, why);
+    }
+
+    /** Decided by each rule's failure mode because the store could not answer, for {@code why}. */
+    public static Verdict fallback(List<RuleOutcome> outcomes, FallbackReason why) {
+        return new Verdict(noEnforcedDenial(outcomes), outcomes, Source.FALLBACK, Reason.EVALUATED, why);
     }
 
     /** A refusal by a rule whose key the request has no value for ({@link WhenMissing#DENY}). */
@@ -123,6 +142,15 @@ public final class Verdict {
 
     public Reason reason() {
         return reason;
+    }
+
+    /**
+     * Why the store could not decide, when it could not ({@link Source#FALLBACK}, or a refusal
+     * {@link Reason#STORE_UNAVAILABLE}); else null. Null too when the gateway stopped waiting before the store
+     * stack answered (Server MVC's wait bound): the store did not fail, the request did not wait.
+     */
+    public FallbackReason fallbackReason() {
+        return fallbackReason;
     }
 
     /**

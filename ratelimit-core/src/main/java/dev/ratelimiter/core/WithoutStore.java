@@ -115,7 +115,7 @@ public final class WithoutStore {
         }
         if (!refused.isEmpty()) {
             refused.forEach(outcome -> metrics.fallbackDecision(FailureMode.CLOSED, reason));
-            return Verdict.unavailable(refused);
+            return Verdict.unavailable(refused, reason);
         }
         List<Check> local = new ArrayList<>();
         for (Check check : checks) {
@@ -151,7 +151,7 @@ public final class WithoutStore {
                 outcomes.add(new RuleOutcome(check, true, check.rule().limit().quota(), Duration.ZERO, Duration.ZERO));
             }
         }
-        return Verdict.evaluated(outcomes, Verdict.Source.FALLBACK);
+        return Verdict.fallback(outcomes, reason);
     }
 
     /**

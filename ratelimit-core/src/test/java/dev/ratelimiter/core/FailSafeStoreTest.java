@@ -41,6 +41,7 @@ class FailSafeStoreTest {
                 .assertNext(verdict -> {
                     assertThat(verdict.allowed()).isTrue();
                     assertThat(verdict.source()).isEqualTo(Verdict.Source.FALLBACK);
+                    assertThat(verdict.fallbackReason()).isEqualTo(FallbackReason.MAX_WAIT);
                 })
                 .expectComplete()
                 .verify(Duration.ofSeconds(2));
@@ -51,11 +52,14 @@ class FailSafeStoreTest {
     void theBreakerOpensAfterFailuresAndThenTheStoreIsNotAskedAtAll() {
         FailSafeStore store = store(c -> Mono.error(new IllegalStateException("connection refused")), 1);
         Check check = Fixtures.check(rule("r", 100, FailureMode.LOCAL), "k");
+        List<FallbackReason> reasons = new java.util.ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            store.evaluate(List.of(check)).block(Duration.ofSeconds(1));
+            reasons.add(store.evaluate(List.of(check)).block(Duration.ofSeconds(1)).fallbackReason());
         }
         assertThat(breaker.state()).isEqualTo(StoreBreaker.State.OPEN);
         assertThat(calls.get()).as("four failures open it; later requests never reach the store").isEqualTo(4);
+        assertThat(reasons).as("each fallback verdict says why").startsWith(FallbackReason.ERROR, FallbackReason.ERROR,
+                FallbackReason.ERROR, FallbackReason.ERROR).endsWith(FallbackReason.BREAKER_OPEN);
     }
 
     @Test
@@ -103,6 +107,7 @@ class FailSafeStoreTest {
                 Fixtures.check(rule("l", 5, FailureMode.LOCAL), "k"))).block(Duration.ofSeconds(1));
         assertThat(closed.allowed()).isFalse();
         assertThat(closed.reason()).isEqualTo(Verdict.Reason.STORE_UNAVAILABLE);
+        assertThat(closed.fallbackReason()).isEqualTo(FallbackReason.ERROR);
         assertThat(closed.limiting()).hasValueSatisfying(o -> {
             assertThat(o.rule().id()).isEqualTo("c");
             assertThat(o.retryAfter()).isEqualTo(Duration.ofSeconds(3));

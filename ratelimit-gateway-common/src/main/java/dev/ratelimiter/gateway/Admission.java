@@ -15,6 +15,7 @@ import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.UnknownApiKeyPolicy;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.core.VerdictListener;
+import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -40,6 +41,7 @@ public final class Admission {
     private final IdentityValuePolicy tenants;
     private final VerdictListener listener;
     private final Clock clock;
+    private final DecisionObservations observations;
     private final WarnOnce unknownTiers = new WarnOnce(logger);
     private final ThrottledLog failedDecisions = new ThrottledLog(logger);
     private final WarnOnce tokenKeysListedAsHeaderKeys = new WarnOnce(logger);
@@ -62,6 +64,16 @@ public final class Admission {
     public Admission(RateLimitEvaluator evaluator, IdentityDescriber describer, ApiKeyRefusals refusals,
             ApiKeyFormat apiKeyFormat, IdentityValuePolicy users, IdentityValuePolicy tenants,
             VerdictListener listener, Clock clock) {
+        this(evaluator, describer, refusals, apiKeyFormat, users, tenants, listener, clock, DecisionObservations.OFF);
+    }
+
+    /**
+     * As above, each decision observed by {@code observations}.
+     */
+    public Admission(RateLimitEvaluator evaluator, IdentityDescriber describer, ApiKeyRefusals refusals,
+            ApiKeyFormat apiKeyFormat, IdentityValuePolicy users, IdentityValuePolicy tenants,
+            VerdictListener listener, Clock clock, DecisionObservations observations) {
+        this.observations = observations;
         this.evaluator = evaluator;
         this.describer = describer;
         this.apiKeySource = describer.describe(Dimension.API_KEY);
@@ -84,13 +96,25 @@ public final class Admission {
      * request ended, so each permit is given back exactly once however the request and the store race
      */
     public Decision decide(RuleSet rules, CallerIdentity caller, AdmissionRequest request, RequestPermits permits) {
+        return decide(rules, caller, request, permits, null);
+    }
+
+    /**
+     * As {@link #decide(RuleSet, CallerIdentity, AdmissionRequest, RequestPermits)}, the decision observed as a child
+     * of {@code parent} (when decisions are {@linkplain #observed() observed}).
+     *
+     * @param parent the request's own observation; null: the registry's current one, if any
+     */
+    public Decision decide(RuleSet rules, CallerIdentity caller, AdmissionRequest request, RequestPermits permits,
+            Observation parent) {
+        DecisionObservation observation = observations.start(parent);
         RefusalAnswer refused = refuseUpFront(rules, request.rawPath(), caller);
         String tier = refused != null ? null : tier(rules, caller);
         if (refused == null) {
             refused = refuseTier(rules, tier);
         }
         if (refused != null) {
-            return Decision.refused(this, refused);
+            return Decision.refused(this, refused, observation);
         }
         Map<String, Object> metadata = request.routeMetadata();
         Supplier<String> clientIp = request.clientIp();
@@ -110,7 +134,12 @@ public final class Admission {
                             + "modes", failure);
                     return Mono.just(evaluator.undecided(rules, attributes));
                 });
-        return Decision.checking(this, attributes, verdict, () -> evaluator.undecided(rules, attributes));
+        return Decision.checking(this, attributes, verdict, () -> evaluator.undecided(rules, attributes), observation);
+    }
+
+    /** Whether decisions are observed: a flavour looks for the request's parent observation only then. */
+    public boolean observed() {
+        return observations.enabled();
     }
 
     /**

@@ -19,23 +19,33 @@ public final class Decision {
     private final RequestAttributes request;
     private final Mono<Verdict> verdict;
     private final Supplier<Verdict> undecided;
+    /** Null when decisions are not observed: then nothing here costs a thing. */
+    private final DecisionObservation observation;
 
     private Decision(Admission admission, RefusalAnswer refusal, RequestAttributes request, Mono<Verdict> verdict,
-            Supplier<Verdict> undecided) {
+            Supplier<Verdict> undecided, DecisionObservation observation) {
         this.admission = admission;
         this.refusal = refusal;
         this.request = request;
         this.verdict = verdict;
         this.undecided = undecided;
+        this.observation = observation;
     }
 
-    static Decision refused(Admission admission, RefusalAnswer refusal) {
-        return new Decision(admission, refusal, null, null, null);
+    static Decision refused(Admission admission, RefusalAnswer refusal, DecisionObservation observation) {
+        if (observation != null) {
+            observation.refusedUpFront(refusal);
+        }
+        return new Decision(admission, refusal, null, null, null, null);
     }
 
     static Decision checking(Admission admission, RequestAttributes request, Mono<Verdict> verdict,
-            Supplier<Verdict> undecided) {
-        return new Decision(admission, null, request, verdict, undecided);
+            Supplier<Verdict> undecided, DecisionObservation observation) {
+        if (observation == null) {
+            return new Decision(admission, null, request, verdict, undecided, null);
+        }
+        observation.request(request);
+        return new Decision(admission, null, request, observation.around(verdict), undecided, observation);
     }
 
     /** The answer given before the store was asked (400, 401, 403), or null when the store decides. */
@@ -58,6 +68,9 @@ public final class Decision {
 
     /** The verdict when the store's does not come in time: the rules' failure modes without the store. */
     public Verdict undecided() {
+        if (observation != null) {
+            observation.undecided();
+        }
         return undecided.get();
     }
 
@@ -66,6 +79,20 @@ public final class Decision {
      * forwarding the request (429, 503, 400), or null when it goes on.
      */
     public RefusalAnswer judge(Verdict verdict, HttpHeaders responseHeaders) {
-        return admission.judge(request, verdict, responseHeaders);
+        RefusalAnswer refused = admission.judge(request, verdict, responseHeaders);
+        if (observation != null) {
+            observation.judged(verdict, refused);
+        }
+        return refused;
+    }
+
+    /**
+     * Tells the decision that its request ended, however: a decision that was never judged (the client went away
+     * while the store was asked) has its observation stopped as cancelled. Nothing to do when it was judged.
+     */
+    public void ended() {
+        if (observation != null) {
+            observation.ended();
+        }
     }
 }

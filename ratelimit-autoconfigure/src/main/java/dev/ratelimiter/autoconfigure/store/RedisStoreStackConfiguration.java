@@ -11,6 +11,7 @@ import dev.ratelimiter.core.SettleLoop;
 import dev.ratelimiter.core.StoreBreaker;
 import dev.ratelimiter.core.StoreMetrics;
 import dev.ratelimiter.core.StoreStack;
+import dev.ratelimiter.gateway.StoreObservations;
 import dev.ratelimiter.redis.LimiterConnection;
 import dev.ratelimiter.redis.PermitRenewal;
 import dev.ratelimiter.redis.RedisFallbackCharges;
@@ -36,10 +37,12 @@ public final class RedisStoreStackConfiguration {
     @Bean
     @ConditionalOnMissingBean({ StoreStack.class, RateLimitStore.class })
     StoreStack rateLimitStoreStack(RateLimitRedis redis, LimiterConnection connection, RateLimitProperties properties,
-            LiveInstances instances, ObjectProvider<StoreMetrics> metrics, Environment environment) {
+            LiveInstances instances, ObjectProvider<StoreMetrics> metrics, ObjectProvider<StoreObservations> observations,
+            Environment environment) {
         StoreProperties settings = properties.getStore();
         StoreStack.Builder stack = StoreStack.builder()
-                .sharedStore(redis.store())
+                // observed under the timeout and breaker: a call the breaker spares is no store call
+                .sharedStore(observations.getIfAvailable(() -> StoreObservations.OFF).observe(redis.store()))
                 .settleClient(RedisSettleClient.settlingEvery(settings.getSettleInterval(), connection, redis.keys(),
                         redis.cluster()))
                 .breaker(new StoreBreaker(settings.getBreakerName(),

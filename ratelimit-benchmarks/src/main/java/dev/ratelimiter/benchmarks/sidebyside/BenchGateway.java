@@ -34,6 +34,11 @@ final class BenchGateway implements AutoCloseable {
                 null),
         EXACT("exact", "ours, exact", false, "exact"),
         LOCAL("local", "ours, store-mode local", false, "local"),
+        /**
+         * {@link #EXACT} without its observations (which the bench gateway has by default: the starter's actuator
+         * makes an ObservationRegistry with the meter handler): their cost, side by side. Run only when asked for.
+         */
+        EXACT_UNOBSERVED("exact-unobserved", "ours, exact, ratelimit.observations.enabled=false", false, "exact"),
         MVC_OFF("mvc-off", "Gateway Server MVC, limiter off", true, null),
         MVC_EXACT("mvc-exact", "Gateway Server MVC, ours, exact", true, "exact"),
         MVC_LOCAL("mvc-local", "Gateway Server MVC, ours, store-mode local", true, "local");
@@ -61,6 +66,11 @@ final class BenchGateway implements AutoCloseable {
             return mvc ? MVC_OFF : OFF;
         }
 
+        /** The cases a run takes unless {@code --cases} names others: all but the opt-in {@link #EXACT_UNOBSERVED}. */
+        static List<Case> defaults() {
+            return java.util.Arrays.stream(values()).filter(limiter -> limiter != EXACT_UNOBSERVED).toList();
+        }
+
         static Case of(String id) {
             for (Case candidate : values()) {
                 if (candidate.id.equals(id)) {
@@ -68,7 +78,7 @@ final class BenchGateway implements AutoCloseable {
                 }
             }
             throw new IllegalArgumentException("unknown case '" + id + "'; cases are off, scg-redis, scg-bucket4j, "
-                    + "exact, local, mvc-off, mvc-exact, mvc-local");
+                    + "exact, local, mvc-off, mvc-exact, mvc-local, exact-unobserved");
         }
     }
 
@@ -114,6 +124,9 @@ final class BenchGateway implements AutoCloseable {
                     "--ratelimit.rules.deny-route.refill-tokens=" + DENY_RATE,
                     "--ratelimit.rules.deny-route.refill-period=1s",
                     "--ratelimit.rules.deny-route.store-mode=" + mode));
+            if (limiter == Case.EXACT_UNOBSERVED) {
+                command.add("--ratelimit.observations.enabled=false");
+            }
         }
         try {
             Files.createDirectories(logDir);

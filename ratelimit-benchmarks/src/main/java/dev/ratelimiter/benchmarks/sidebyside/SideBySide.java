@@ -49,6 +49,7 @@ import dev.ratelimiter.testsupport.RedisServers;
  *     [--rounds=2] [--layouts=shared,pinned] [--warmup=30s] [--warmup-max=180s] [--warmup-slice=5s]
  *     [--duration=15s] [--connections=32] [--keys=1000]
  *     [--cases=off,scg-redis,scg-bucket4j,exact,local,mvc-off,mvc-exact,mvc-local] [--paced=10s] [--loads=0.5,0.9]
+ *     (also, only when named: exact-unobserved, exact with ratelimit.observations.enabled=false)
  *     [--quick] [--no-tools] [--out=target/side-by-side]
  * </pre>
  * {@code --quick}: one round of each layout, 2 s warm-up, 3 s measured, 2 s paced (to see that it runs, not to
@@ -360,7 +361,7 @@ public final class SideBySide {
         List<Double> loads = List.of(0.5, 0.9);
         int connections = 32;
         int keys = 1000;
-        List<Case> cases = List.of(Case.values());
+        List<Case> cases = Case.defaults();
         Path out = Path.of("target/side-by-side");
         boolean tools = true;
         List<String> jvmArgs = List.of();

@@ -11,6 +11,7 @@ import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
+import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RequestIdentity;
@@ -63,13 +64,15 @@ public final class RateLimitMvcAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
-            ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver) {
+            ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver,
+            ObjectProvider<DecisionObservations> observations) {
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
                 AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
                 AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
-                Clock.systemUTC());
+                // no parent given: Micrometer takes the request thread's current observation (the servlet's)
+                Clock.systemUTC(), observations.getIfAvailable(() -> DecisionObservations.OFF));
         AdapterSettings.rejectRemovedSettings(properties);
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
                 properties.getStore().effectiveMaxWait().plus(WAIT_MARGIN),

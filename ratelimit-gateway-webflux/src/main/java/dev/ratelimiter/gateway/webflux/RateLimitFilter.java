@@ -16,12 +16,14 @@ import dev.ratelimiter.gateway.AdmissionRequest;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.Decision;
+import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.IdentityValuePolicy;
 import dev.ratelimiter.gateway.RefusalAnswer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
 import dev.ratelimiter.gateway.RouteMetadata;
 import dev.ratelimiter.gateway.WarnOnce;
+import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -95,11 +97,23 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, IdentityValuePolicy users,
             IdentityValuePolicy tenants, VerdictListener listener, Clock clock, int order,
             RefusalWriter refusalWriter) {
+        this(evaluator, identity, resolver, refusals, apiKeyFormat, users, tenants, listener, clock, order,
+                refusalWriter, DecisionObservations.OFF);
+    }
+
+    /**
+     * As above, each decision observed by {@code observations} as a child of the request's own observation.
+     */
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, RequestIdentityResolver resolver,
+            ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, IdentityValuePolicy users,
+            IdentityValuePolicy tenants, VerdictListener listener, Clock clock, int order,
+            RefusalWriter refusalWriter, DecisionObservations observations) {
         this.evaluator = evaluator;
         this.identity = identity;
         this.resolver = resolver;
         this.headers = resolver instanceof HeaderIdentityResolver fromHeaders ? fromHeaders.identity() : null;
-        this.admission = new Admission(evaluator, resolver, refusals, apiKeyFormat, users, tenants, listener, clock);
+        this.admission = new Admission(evaluator, resolver, refusals, apiKeyFormat, users, tenants, listener, clock,
+                observations);
         this.order = order;
         this.refusalWriter = refusalWriter;
     }
@@ -128,13 +142,23 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules,
             CallerIdentity caller) {
+        if (admission.observed()) {
+            // Spring WebFlux keeps the request's observation in the Reactor context: the decision's parent.
+            return Mono.deferContextual(context -> decide(exchange, chain, rules, caller,
+                    DecisionObservations.parentIn(context)));
+        }
+        return decide(exchange, chain, rules, caller, null);
+    }
+
+    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, RuleSet rules,
+            CallerIdentity caller, Observation parent) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         ServerHttpRequest http = exchange.getRequest();
         AdmissionRequest request = new AdmissionRequest(http.getPath().value(), route != null ? route.getId() : null,
                 route != null ? route.getMetadata() : Map.of(),
                 () -> identity.clientIp(http.getRemoteAddress(), http.getHeaders()));
         RequestPermits permits = new RequestPermits();
-        Decision decision = admission.decide(rules, caller, request, permits);
+        Decision decision = admission.decide(rules, caller, request, permits, parent);
         if (decision.refusal() != null) {
             return refusalWriter.write(exchange, decision.refusal());
         }
@@ -144,7 +168,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return EventLoops.onRequestLoop(exchange, decision.verdict())
                 .flatMap(verdict -> apply(decision, verdict, exchange, chain))
                 // Permits are held until the response has been written, failed, or the client went away.
-                .doFinally(signal -> permits.end());
+                .doFinally(signal -> {
+                    permits.end();
+                    decision.ended();
+                });
     }
 
     private Mono<Void> apply(Decision decision, Verdict verdict, ServerWebExchange exchange,

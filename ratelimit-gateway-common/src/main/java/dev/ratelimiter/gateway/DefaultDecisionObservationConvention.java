@@ -1,0 +1,93 @@
+package dev.ratelimiter.gateway;
+
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RuleOutcome;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.gateway.RateLimitObservation.ClientKeys;
+import dev.ratelimiter.gateway.RateLimitObservation.DecisionKeys;
+import io.micrometer.common.KeyValues;
+
+/**
+ * {@code ratelimit.decision}, keyed by what a dashboard groups decisions by (every key of
+ * {@link RateLimitObservation.DecisionKeys}) and, as a high-cardinality key, the client id: the API key hashed as in
+ * the bucket names and the decision events, so the raw key reaches no trace.
+ */
+public class DefaultDecisionObservationConvention implements DecisionObservationConvention {
+
+    public static final String NAME = "ratelimit.decision";
+
+    private static final String NONE = RateLimitObservation.NONE;
+
+    private final ClientIdKeyring clientIds;
+
+    /** @param clientIds hashes the API key into the client id */
+    public DefaultDecisionObservationConvention(ClientIdKeyring clientIds) {
+        this.clientIds = clientIds;
+    }
+
+    @Override
+    public String getName() {
+        return NAME;
+    }
+
+    @Override
+    public String getContextualName(DecisionObservationContext context) {
+        return "ratelimit decision";
+    }
+
+    @Override
+    public KeyValues getLowCardinalityKeyValues(DecisionObservationContext context) {
+        RequestAttributes request = context.getRequest();
+        Verdict verdict = context.getVerdict();
+        RuleOutcome limiting = verdict == null ? null : limitingOf(verdict);
+        RefusalAnswer refusal = context.getRefusal();
+        return KeyValues.of(DecisionKeys.OUTCOME.withValue(outcome(context)),
+                DecisionKeys.REFUSAL.withValue(refusal == null ? NONE : refusal.kind().error()),
+                DecisionKeys.RULE_GROUP.withValue(limiting == null ? NONE : orNone(limiting.rule().group())),
+                DecisionKeys.TIER.withValue(request == null ? NONE : orNone(request.tier())),
+                DecisionKeys.ROUTE_CLASS.withValue(request == null ? NONE : orNone(request.routeClass())),
+                DecisionKeys.STORE_MODE.withValue(limiting == null ? NONE : label(limiting.rule().storeMode())),
+                DecisionKeys.SOURCE.withValue(verdict == null ? NONE : verdict.source().label()),
+                DecisionKeys.FALLBACK_REASON.withValue(verdict == null || verdict.fallbackReason() == null ? NONE
+                        : verdict.fallbackReason().label()));
+    }
+
+    @Override
+    public KeyValues getHighCardinalityKeyValues(DecisionObservationContext context) {
+        RequestAttributes request = context.getRequest();
+        String apiKey = request == null ? null : request.apiKey();
+        return KeyValues.of(ClientKeys.CLIENT_ID.withValue(apiKey == null ? NONE : clientIds.current().of(apiKey)));
+    }
+
+    /**
+     * allowed, refused, shadow (allowed, though a shadow rule would have refused), undecided (decided by the failure
+     * modes because the gateway stopped waiting) or cancelled (the request ended before its verdict).
+     */
+    protected String outcome(DecisionObservationContext context) {
+        Verdict verdict = context.getVerdict();
+        if (context.isUndecided()) {
+            return "undecided";
+        }
+        if (context.getRefusal() != null) {
+            return "refused";
+        }
+        if (verdict == null) {
+            return context.isCancelled() ? "cancelled" : NONE;
+        }
+        return verdict.shadowDenials().isEmpty() ? "allowed" : "shadow";
+    }
+
+    /** The outcome the client is told of; with only shadow rules, the first of them. */
+    private static RuleOutcome limitingOf(Verdict verdict) {
+        return verdict.limiting().orElse(verdict.outcomes().isEmpty() ? null : verdict.outcomes().get(0));
+    }
+
+    private static String label(Enum<?> value) {
+        return value == null ? NONE : value.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static String orNone(String value) {
+        return value == null ? NONE : value;
+    }
+}
