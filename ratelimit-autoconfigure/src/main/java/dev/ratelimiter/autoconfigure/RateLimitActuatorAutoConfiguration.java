@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitHealthIndicator;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
@@ -36,6 +37,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * The operator's view and controls: the {@code ratelimit} and {@code ratelimitcontrol} endpoints, the
@@ -45,6 +47,7 @@ import org.springframework.context.annotation.Configuration;
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ImportRuntimeHints(OperatorJsonRuntimeHints.class)
 public final class RateLimitActuatorAutoConfiguration {
 
     @Bean
