@@ -15,11 +15,13 @@ import dev.ratelimiter.autoconfigure.rules.RulesApiRoutes;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
 import dev.ratelimiter.autoconfigure.store.LimiterScriptRuntimeHints;
 import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.gateway.ClaimSource;
 import dev.ratelimiter.core.RuleChange;
 import dev.ratelimiter.redis.LimiterScript;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.generate.ClassNameGenerator;
 import org.springframework.aot.generate.DefaultGenerationContext;
@@ -66,6 +68,13 @@ class RuntimeHintsTest {
     }
 
     @Test
+    void everySpringSecurityClassAskedForByNameIsKnownToTheImage() {
+        RuntimeHints hints = hintsOf(new SpringSecurityProbeRuntimeHints());
+        assertThat(SpringSecurityProbeRuntimeHints.PROBED).hasSize(3).allSatisfy(name -> assertThat(
+                RuntimeHintsPredicates.reflection().onType(TypeReference.of(name))).as(name).accepts(hints));
+    }
+
+    @Test
     void everyTypeOfOursInTheOperatorsJsonHasBindingHints() {
         RuntimeHints hints = hintsOf(new OperatorJsonRuntimeHints());
         new ApplicationContextRunner()
@@ -108,6 +117,8 @@ class RuntimeHintsTest {
                 .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class)));
         assertThat(RuntimeHintsPredicates.resource().forResource(LimiterScript.LOCATION + "rate_limit.lua"))
                 .as("no Redis store, no scripts").rejects(memory);
+        assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(ClaimSource.AUTHENTICATION)))
+                .accepts(memory);
 
         RuntimeHints rulesApi = aotHints(new ReactiveWebApplicationContextRunner().withConfiguration(
                 AutoConfigurations.of(RateLimitAutoConfiguration.class, RulesApiManagementContextConfiguration.class))
