@@ -30,7 +30,7 @@ public class LoopbackOperatorPortConfiguration {
     @Bean
     @Order(OperatorSecurityManagementContextConfiguration.ORDER)
     WebFilter rateLimitLoopbackOnlyFilter(PathMappedEndpoints endpoints, Environment environment) {
-        if (OperatorEndpointExposure.of(environment).separatePort()) {
+        if (OperatorEndpointExposure.loopbackOnly(environment).separatePort()) {
             return new LoopbackOnlyFilter(null);
         }
         RulesApiMount rulesApi = RulesApiMount.of(environment);

@@ -1,5 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitControlEndpoint;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitHealthIndicator;
 import dev.ratelimiter.autoconfigure.actuate.RateLimitRulesEndpoint;
@@ -42,6 +43,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -52,6 +54,7 @@ import org.springframework.core.env.Environment;
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ImportRuntimeHints(OperatorJsonRuntimeHints.class)
 public final class RateLimitActuatorAutoConfiguration {
 
     @Bean

@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -35,6 +36,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
+@ImportRuntimeHints(SpringSecurityProbeRuntimeHints.class)
 public final class RateLimitAutoConfiguration {
 
     /** Client ids under {@code ratelimit.client-id.secret} (see {@link ClientIdSecrets}). */

@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.autoconfigure.store.LimiterConnectionConfiguration;
+import dev.ratelimiter.autoconfigure.store.LimiterScriptRuntimeHints;
 import dev.ratelimiter.autoconfigure.store.RateLimitRedis;
 import dev.ratelimiter.autoconfigure.store.RedisStoreStackConfiguration;
 import dev.ratelimiter.core.InMemoryRuleStore;
@@ -23,6 +24,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -40,6 +42,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnBean(LettuceConnectionFactory.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ LimiterConnectionConfiguration.class, RedisStoreStackConfiguration.class })
+@ImportRuntimeHints(LimiterScriptRuntimeHints.class)
 public final class RateLimitRedisAutoConfiguration {
 
     /** Runtime rules in Redis; with {@code store.type: auto}, in memory until Redis first answers. */

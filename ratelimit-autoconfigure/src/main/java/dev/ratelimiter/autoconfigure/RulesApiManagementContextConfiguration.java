@@ -1,10 +1,12 @@
 package dev.ratelimiter.autoconfigure;
 
+import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
 import dev.ratelimiter.autoconfigure.rules.RulesApiAccess;
 import dev.ratelimiter.autoconfigure.rules.RulesApiHandler;
 import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRoutes;
+import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
@@ -28,6 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnClass({ RouterFunction.class, JsonMapper.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @Conditional(OnRulesApiCondition.class)
+@ImportRuntimeHints({ RulesApiRuntimeHints.class, OperatorJsonRuntimeHints.class })
 public class RulesApiManagementContextConfiguration {
 
     /**

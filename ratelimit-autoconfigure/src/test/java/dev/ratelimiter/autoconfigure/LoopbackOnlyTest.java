@@ -4,12 +4,14 @@ import java.util.List;
 
 import dev.ratelimiter.autoconfigure.security.LoopbackOnly;
 import dev.ratelimiter.autoconfigure.security.OperatorEndpointExposure;
+import dev.ratelimiter.core.InvalidLimitException;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Which requests an operator port on loopback without authentication answers: those a browser page cannot forge. */
 class LoopbackOnlyTest {
@@ -59,13 +61,35 @@ class LoopbackOnlyTest {
                 .isFalse();
     }
 
+    /** What an AOT-processed jar built for loopback meets when started with another management address. */
+    @Test
+    void theLoopbackFilterRefusesToBeMadeWhereTheEndpointsAreNoLongerOnLoopback() {
+        assertThat(OperatorEndpointExposure.loopbackOnly(environment("management.server.port=8081",
+                "management.server.address=127.0.0.1")).separatePort()).isTrue();
+        assertThatThrownBy(() -> OperatorEndpointExposure.loopbackOnly(environment("management.server.port=8081",
+                "management.server.address=0.0.0.0")))
+                .isInstanceOfSatisfying(InvalidLimitException.class,
+                        refused -> assertThat(refused.setting()).isEqualTo("management.server.address"))
+                .hasMessageContaining("the management port on 0.0.0.0, which needs the operator accounts")
+                .hasMessageContaining("-Dspring.aot.enabled=true");
+        assertThatThrownBy(() -> OperatorEndpointExposure.loopbackOnly(environment("server.address=10.0.0.5",
+                "ratelimit.management.security.enabled=false")))
+                .isInstanceOfSatisfying(InvalidLimitException.class,
+                        refused -> assertThat(refused.setting()).isEqualTo("server.address"))
+                .hasMessageContaining("now on the server port (no management.server.port) on 10.0.0.5:");
+    }
+
     private static boolean onLoopback(String... properties) {
+        return OperatorEndpointExposure.of(environment(properties)).unauthenticatedOnLoopback();
+    }
+
+    private static MockEnvironment environment(String... properties) {
         MockEnvironment environment = new MockEnvironment();
         for (String property : properties) {
             String[] pair = property.split("=", 2);
             environment.setProperty(pair[0], pair[1]);
         }
-        return OperatorEndpointExposure.of(environment).unauthenticatedOnLoopback();
+        return environment;
     }
 
     @Test

@@ -33,10 +33,15 @@ public record ClaimSource(String claim) implements IdentitySource {
         return true;
     }
 
+    /** The class of Spring Security's OAuth2 claims, looked for by name ({@link #available}). */
+    public static final String OAUTH2_CLAIMS = "org.springframework.security.oauth2.core.ClaimAccessor";
+
+    /** Spring Security's authentication, looked for by name ({@link #available}). */
+    public static final String AUTHENTICATION = "org.springframework.security.core.Authentication";
+
     /** Whether claims can be read at all: Spring Security's OAuth2 classes are on this class loader's classpath. */
     public static boolean available(ClassLoader loader) {
         // Checked by name, here and not in TokenClaims, so that asking never loads a class that needs them.
-        return ClassUtils.isPresent("org.springframework.security.oauth2.core.ClaimAccessor", loader)
-                && ClassUtils.isPresent("org.springframework.security.core.Authentication", loader);
+        return ClassUtils.isPresent(OAUTH2_CLAIMS, loader) && ClassUtils.isPresent(AUTHENTICATION, loader);
     }
 }

@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure.security;
 
 
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.IpLiteral;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
@@ -26,6 +27,26 @@ public record OperatorEndpointExposure(boolean separatePort, @Nullable String ad
         boolean secured = type != ManagementPortType.DISABLED
                 && (enabled != null ? enabled : !isLoopback(address));
         return new OperatorEndpointExposure(separate, address, secured);
+    }
+
+    /**
+     * The exposure, checked again where the loopback-only filter is made, since its condition may have been decided
+     * elsewhere: an AOT-processed application ({@code -Dspring.aot.enabled=true}) keeps the conditions of its build,
+     * so a management address changed since would serve the endpoints beyond loopback with nothing but the
+     * {@code Host} check, a header any client writes. Without AOT the two always agree.
+     *
+     * @throws InvalidLimitException when the endpoints are not unauthenticated on loopback now
+     */
+    public static OperatorEndpointExposure loopbackOnly(Environment environment) {
+        OperatorEndpointExposure exposure = of(environment);
+        if (!exposure.unauthenticatedOnLoopback()) {
+            throw new InvalidLimitException(exposure.separatePort() ? "management.server.address" : "server.address",
+                    "This application was AOT-processed with the actuator endpoints unauthenticated on loopback, but "
+                    + "they are now on " + exposure.describe() + (exposure.secured() ? ", which needs the operator "
+                    + "accounts" : "") + ": whether they are authenticated was decided when it was built. Process it "
+                    + "again with the settings it runs with, or start it without -Dspring.aot.enabled=true.");
+        }
+        return exposure;
     }
 
     /**

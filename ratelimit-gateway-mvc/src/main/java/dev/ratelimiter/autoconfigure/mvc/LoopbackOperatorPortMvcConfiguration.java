@@ -30,7 +30,7 @@ public class LoopbackOperatorPortMvcConfiguration {
     FilterRegistrationBean<LoopbackOnlyServletFilter> rateLimitLoopbackOnlyFilter(PathMappedEndpoints endpoints,
             Environment environment) {
         LoopbackOnlyServletFilter filter = new LoopbackOnlyServletFilter(new OperatorPaths(endpoints, List.of(),
-                List.of(), OperatorEndpointExposure.of(environment).separatePort(),
+                List.of(), OperatorEndpointExposure.loopbackOnly(environment).separatePort(),
                 RulesApiOperations.mountPath(environment)));
         FilterRegistrationBean<LoopbackOnlyServletFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setOrder(OperatorSecurityMvcManagementContextConfiguration.ORDER);

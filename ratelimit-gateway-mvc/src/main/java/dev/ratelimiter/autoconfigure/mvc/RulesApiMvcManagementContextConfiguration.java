@@ -3,7 +3,9 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.util.Optional;
 
 import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
+import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -28,6 +31,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnRulesApiCondition.class)
+@ImportRuntimeHints({ RulesApiRuntimeHints.class, OperatorJsonRuntimeHints.class })
 public class RulesApiMvcManagementContextConfiguration {
 
     /**
