@@ -1,6 +1,13 @@
 package dev.ratelimiter.autoconfigure;
 
+import java.util.Set;
+import java.util.function.Function;
+
+import dev.ratelimiter.autoconfigure.metrics.RuleTags;
 import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.RuleSetHolder;
 import dev.ratelimiter.gateway.DecisionObservationConvention;
 import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.DefaultDecisionObservationConvention;
@@ -34,9 +41,28 @@ public final class RateLimitObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DecisionObservations rateLimitDecisionObservations(ObservationRegistry registry,
-            ObjectProvider<DecisionObservationConvention> convention, ObjectProvider<ClientIdKeyring> clientIds) {
+            ObjectProvider<DecisionObservationConvention> convention, ObjectProvider<ClientIdKeyring> clientIds,
+            ObjectProvider<RuleSetHolder> rules, ObjectProvider<RuleSetFactory> factory) {
         return new DecisionObservations(registry, convention.getIfAvailable(),
-                new DefaultDecisionObservationConvention(clientIds.getIfAvailable(ClientIdKeyring::unkeyed)));
+                new DefaultDecisionObservationConvention(clientIds.getIfAvailable(ClientIdKeyring::unkeyed),
+                        boundedGroups(rules.getIfAvailable(), factory.getIfAvailable())));
+    }
+
+    /**
+     * The rule group as a key of few values: a meter handler makes a timer series of each, and a runtime rule posted
+     * without a group (each customer override) is a group of its own. Grouped as the meters' {@code rule} tag groups
+     * runtime rules: by the group of a configured rule, else {@value RuleTags#RUNTIME}.
+     */
+    private static Function<Rule, String> boundedGroups(RuleSetHolder rules,
+            RuleSetFactory factory) {
+        if (rules == null || factory == null) {
+            return Rule::group;
+        }
+        RuleTags groups = new RuleTags(RuleTags.By.GROUP, RuleTags.By.GROUP, Set.of(), factory::isConfigured, rules);
+        rules.onReplace(changed -> groups.update());
+        // the rule sync may have put a set in force between the first reading and the line above
+        groups.update();
+        return groups::of;
     }
 
     @Bean

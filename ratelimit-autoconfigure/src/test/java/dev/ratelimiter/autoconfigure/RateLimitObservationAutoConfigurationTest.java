@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.gateway.DecisionObservationContext;
 import dev.ratelimiter.gateway.DecisionObservationConvention;
 import dev.ratelimiter.gateway.DecisionObservations;
@@ -210,7 +211,7 @@ class RateLimitObservationAutoConfigurationTest {
     static final class Renamed extends DefaultDecisionObservationConvention {
 
         Renamed() {
-            super(ClientIdKeyring.unkeyed());
+            super(ClientIdKeyring.unkeyed(), Rule::group);
         }
 
         @Override

@@ -94,7 +94,7 @@ public class DecisionObservationBenchmark {
                 new ClientAddressResolver(List.of(), 32, 64));
         DecisionObservations decisions = registry.equals("none") ? DecisionObservations.OFF
                 : new DecisionObservations(observations, null,
-                        new DefaultDecisionObservationConvention(ClientIdKeyring.unkeyed()));
+                        new DefaultDecisionObservationConvention(ClientIdKeyring.unkeyed(), Rule::group));
         admission = new Admission(evaluator, identity, new ApiKeyRefusals(false, HttpStatusCode.valueOf(401),
                 HttpStatusCode.valueOf(401)), ApiKeyFormat.ANY, IdentityValuePolicy.ANY, IdentityValuePolicy.ANY,
                 VerdictListener.NONE, Clock.systemUTC(), decisions);

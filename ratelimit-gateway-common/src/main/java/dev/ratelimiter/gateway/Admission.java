@@ -108,6 +108,20 @@ public final class Admission {
     public Decision decide(RuleSet rules, CallerIdentity caller, AdmissionRequest request, RequestPermits permits,
             Observation parent) {
         DecisionObservation observation = observations.start(parent);
+        try {
+            return decideObserved(rules, caller, request, permits, observation);
+        }
+        catch (RuntimeException | Error ex) {
+            // nothing here throws today; if it ever does, the observation is not left started with no one holding it
+            if (observation != null) {
+                observation.failed(ex);
+            }
+            throw ex;
+        }
+    }
+
+    private Decision decideObserved(RuleSet rules, CallerIdentity caller, AdmissionRequest request,
+            RequestPermits permits, DecisionObservation observation) {
         RefusalAnswer refused = refuseUpFront(rules, request.rawPath(), caller);
         String tier = refused != null ? null : tier(rules, caller);
         if (refused == null) {

@@ -79,7 +79,17 @@ public final class Decision {
      * forwarding the request (429, 503, 400), or null when it goes on.
      */
     public RefusalAnswer judge(Verdict verdict, HttpHeaders responseHeaders) {
-        RefusalAnswer refused = admission.judge(request, verdict, responseHeaders);
+        RefusalAnswer refused;
+        try {
+            refused = admission.judge(request, verdict, responseHeaders);
+        }
+        catch (RuntimeException | Error ex) {
+            // a verdict listener of the application's threw: the observation ends with the error, not open forever
+            if (observation != null) {
+                observation.failed(ex);
+            }
+            throw ex;
+        }
         if (observation != null) {
             observation.judged(verdict, refused);
         }

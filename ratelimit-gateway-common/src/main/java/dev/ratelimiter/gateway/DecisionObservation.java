@@ -48,6 +48,14 @@ final class DecisionObservation {
         stop();
     }
 
+    /** The decision failed (a listener or the limiter threw): stopped with the error, which the caller rethrows. */
+    void failed(Throwable error) {
+        if (!stopped.get()) {
+            observation.error(error);
+            stop();
+        }
+    }
+
     /** The request ended: a decision not judged by then is cancelled. */
     void ended() {
         if (!stopped.get()) {

@@ -1,7 +1,10 @@
 package dev.ratelimiter.gateway;
 
+import java.util.function.Function;
+
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.gateway.RateLimitObservation.ClientKeys;
@@ -20,10 +23,19 @@ public class DefaultDecisionObservationConvention implements DecisionObservation
     private static final String NONE = RateLimitObservation.NONE;
 
     private final ClientIdKeyring clientIds;
+    private final Function<Rule, String> groupTag;
 
-    /** @param clientIds hashes the API key into the client id */
-    public DefaultDecisionObservationConvention(ClientIdKeyring clientIds) {
+    /**
+     * @param clientIds hashes the API key into the client id
+     * @param groupTag the {@code ratelimit.rule.group} value of a rule: it must take few values, since a meter handler
+     *        makes a timer series of each. A rule's own group is not that: a runtime rule posted without a group (a
+     *        customer override) is in a group of its own, one more value per override. The auto-configuration's
+     *        bounds runtime rules as the {@code rule} tag of the meters does (the group of a configured rule, else
+     *        {@code runtime}).
+     */
+    public DefaultDecisionObservationConvention(ClientIdKeyring clientIds, Function<Rule, String> groupTag) {
         this.clientIds = clientIds;
+        this.groupTag = groupTag;
     }
 
     @Override
@@ -44,7 +56,7 @@ public class DefaultDecisionObservationConvention implements DecisionObservation
         RefusalAnswer refusal = context.getRefusal();
         return KeyValues.of(DecisionKeys.OUTCOME.withValue(outcome(context)),
                 DecisionKeys.REFUSAL.withValue(refusal == null ? NONE : refusal.kind().error()),
-                DecisionKeys.RULE_GROUP.withValue(limiting == null ? NONE : orNone(limiting.rule().group())),
+                DecisionKeys.RULE_GROUP.withValue(limiting == null ? NONE : orNone(groupTag.apply(limiting.rule()))),
                 DecisionKeys.TIER.withValue(request == null ? NONE : orNone(request.tier())),
                 DecisionKeys.ROUTE_CLASS.withValue(request == null ? NONE : orNone(request.routeClass())),
                 DecisionKeys.STORE_MODE.withValue(limiting == null ? NONE : label(limiting.rule().storeMode())),

@@ -107,9 +107,17 @@ public final class MvcRateLimiter {
         limited.attributes(decision.request());
         // The permits belong to the request, not to this call: the servlet filter gives them back once the response
         // is written, however the request ends.
-        Verdict verdict = wait.await(decision.verdict(), decision::undecided);
         HttpHeaders rateLimitFields = new HttpHeaders();
-        RefusalAnswer refused = decision.judge(verdict, rateLimitFields);
+        RefusalAnswer refused;
+        try {
+            Verdict verdict = wait.await(decision.verdict(), decision::undecided);
+            refused = decision.judge(verdict, rateLimitFields);
+        }
+        finally {
+            // however the wait and the judging end (a listener that throws, an interrupt), the decision's
+            // observation is stopped: judged, failed, or else cancelled
+            decision.ended();
+        }
         if (refused != null) {
             return answer(refused, rateLimitFields, decision.request(), limited);
         }

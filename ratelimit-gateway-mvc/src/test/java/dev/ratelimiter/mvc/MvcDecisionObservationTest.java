@@ -90,7 +90,7 @@ class MvcDecisionObservationTest {
         Admission admission = new Admission(evaluator, IDENTITY, new ApiKeyRefusals(false,
                 HttpStatusCode.valueOf(401), HttpStatusCode.valueOf(401)), ApiKeyFormat.ANY, IdentityValuePolicy.ANY,
                 IdentityValuePolicy.ANY, VerdictListener.NONE, Clock.systemUTC(), new DecisionObservations(registry,
-                        null, new DefaultDecisionObservationConvention(ClientIdKeyring.unkeyed())));
+                        null, new DefaultDecisionObservationConvention(ClientIdKeyring.unkeyed(), Rule::group)));
         return new MvcRateLimiter(evaluator, IDENTITY, admission, waitBound, route -> Map.of(),
                 RefusalRenderer.defaults());
     }
