@@ -24,6 +24,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.core.KafkaTemplate;
 
@@ -66,8 +67,9 @@ public final class RateLimitEventsAutoConfiguration {
                 properties.getRegion(), clientIds.current());
     }
 
-    /** Events meant for Kafka without spring-kafka: refused, not dropped. */
+    /** Events meant for Kafka without spring-kafka: refused, not dropped (at start-up, lazy initialisation or not). */
     @Configuration(proxyBeanMethods = false)
+    @Lazy(false)
     @ConditionalOnMissingClass("org.springframework.kafka.core.KafkaTemplate")
     @Conditional(OnKafkaEventsCondition.class)
     static class KafkaEventsWithoutSpringKafka {

@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -36,7 +37,10 @@ public final class RateLimitOperatorSecurityAutoConfiguration {
 
     static final String SPRING_SECURITY = "org.springframework.security.config.web.server.ServerHttpSecurity";
 
+    // Made at start-up even under spring.main.lazy-initialization: it is where a missing Spring Security stops the
+    // start-up, and nothing else may ask for it before a request reaches the endpoints unauthenticated.
     @Bean
+    @Lazy(false)
     OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment,
             ApplicationContext context) {
         return accounts(properties, environment, context.getClassLoader(), SPRING_SECURITY);

@@ -27,6 +27,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 
 /**
@@ -56,8 +57,12 @@ public final class RateLimitRegionsAutoConfiguration {
         return usage;
     }
 
-    /** Region usage and shares meant for Kafka without its client: refused, not left on the default split. */
+    /**
+     * Region usage and shares meant for Kafka without its client: refused, not left on the default split (at
+     * start-up, lazy initialisation or not).
+     */
     @Configuration(proxyBeanMethods = false)
+    @Lazy(false)
     @ConditionalOnMissingClass("org.apache.kafka.clients.producer.KafkaProducer")
     @Conditional(OnRegionKafkaCondition.class)
     static class RegionKafkaWithoutClient {

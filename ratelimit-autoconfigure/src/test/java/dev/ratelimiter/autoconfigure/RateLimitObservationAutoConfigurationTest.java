@@ -105,10 +105,25 @@ class RateLimitObservationAutoConfigurationTest {
                 });
     }
 
+    /** Without a secret the client id is a plain SHA-256 of the key: a guessable key would be found from a trace. */
+    @Test
+    void withoutAClientIdSecretATraceCarriesNoHashOfTheKey() {
+        runner.withBean(ObservationRegistry.class, () -> registry)
+                .withPropertyValues("spring.data.redis.url=" + redis.url()).run(context -> {
+                    awaitConnected(context);
+                    decide(context, "guessable-key", null);
+                    List<DecisionObservationContext> decisions = handled(DecisionObservationContext.class);
+                    assertThat(decisions).hasSize(1);
+                    assertThat(decisions.get(0).getHighCardinalityKeyValues())
+                            .containsExactly(KeyValue.of("ratelimit.client.id", "unkeyed"));
+                });
+    }
+
     @Test
     void anAllowedAndARefusedDecisionAreChildrenOfTheRequestAndParentsOfTheirStoreCall() {
         runner.withBean(ObservationRegistry.class, () -> registry)
-                .withPropertyValues("spring.data.redis.url=" + redis.url()).run(context -> {
+                .withPropertyValues("spring.data.redis.url=" + redis.url(),
+                        "ratelimit.client-id.secret=observation-test-secret-0123456789").run(context -> {
                     awaitConnected(context);
                     Observation request = Observation.start("http.server.requests", registry);
                     assertThat(decide(context, "observed-client", request)).as("first: allowed").isNull();

@@ -3,6 +3,7 @@ package dev.ratelimiter.gateway;
 import java.util.function.Function;
 
 import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.ClientIds;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleOutcome;
@@ -21,6 +22,9 @@ public class DefaultDecisionObservationConvention implements DecisionObservation
     public static final String NAME = "ratelimit.decision";
 
     private static final String NONE = RateLimitObservation.NONE;
+
+    /** The client id's value without a client-id secret: the unkeyed hash would let a guessable key be found. */
+    public static final String UNKEYED = "unkeyed";
 
     private final ClientIdKeyring clientIds;
     private final Function<Rule, String> groupTag;
@@ -69,7 +73,13 @@ public class DefaultDecisionObservationConvention implements DecisionObservation
     public KeyValues getHighCardinalityKeyValues(DecisionObservationContext context) {
         RequestAttributes request = context.getRequest();
         String apiKey = request == null ? null : request.apiKey();
-        return KeyValues.of(ClientKeys.CLIENT_ID.withValue(apiKey == null ? NONE : clientIds.current().of(apiKey)));
+        ClientIds current = clientIds.current();
+        if (apiKey == null) {
+            return KeyValues.of(ClientKeys.CLIENT_ID.withValue(NONE));
+        }
+        // Without ratelimit.client-id.secret the id is a plain SHA-256 of the key, and a guessable key is found by
+        // hashing guesses: not for a trace backend, which more people read than Redis.
+        return KeyValues.of(ClientKeys.CLIENT_ID.withValue(current.isKeyed() ? current.of(apiKey) : UNKEYED));
     }
 
     /**

@@ -4,6 +4,10 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -16,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  * Every account's password is checked on every attempt, whatever the user name, and the names are compared in
  * constant time: an unknown name and a wrong password cost the same work (a bcrypt hash included), so neither can be
  * told from the other, nor guessed one character at a time, by response times.
+ * <p>
+ * With a slow encoding ({@code {bcrypt}} and the like, tens of milliseconds of CPU a check), an anonymous caller could
+ * make the gateway hash passwords as fast as it sends headers. So at most one login is hashed at a time (another waits
+ * up to {@value #HASHING_WAIT_MILLIS} ms, then is refused unhashed), and a login found right is remembered by a digest
+ * of its name and password, so that an operator's scripts, which send the same credentials with every call, hash
+ * nothing after their first.
  */
 public final class OperatorAccounts {
     /** What an account may do. */
@@ -43,10 +53,19 @@ public final class OperatorAccounts {
     private record Account(PasswordCheck name, PasswordCheck password, Role role) {
     }
 
-    private final List<Account> accounts;
+    static final long HASHING_WAIT_MILLIS = 500;
 
-    private OperatorAccounts(List<Account> accounts) {
+    /** Logins remembered at most; more, and the memory starts again (a handful of operators' scripts fit). */
+    private static final int REMEMBERED = 32;
+
+    private final List<Account> accounts;
+    private final boolean slow;
+    private final Semaphore hashing = new Semaphore(1);
+    private final Map<String, Role> remembered = new ConcurrentHashMap<>();
+
+    private OperatorAccounts(List<Account> accounts, boolean slow) {
         this.accounts = List.copyOf(accounts);
+        this.slow = slow;
     }
 
     /**
@@ -67,6 +86,7 @@ public final class OperatorAccounts {
         requireName(prefix + "admin.username", admin.getUsername());
         List<Account> accounts = new ArrayList<>();
         String adminPassword = admin.getPassword();
+        boolean slow = encoded(adminPassword) || encoded(viewer.getPassword());
         PasswordCheck adminCheck;
         if (adminPassword == null || adminPassword.isEmpty()) {
             String random = randomPassword();
@@ -87,11 +107,52 @@ public final class OperatorAccounts {
             accounts.add(new Account(OperatorPasswords.plain(viewer.getUsername()),
                     observed.apply(password(prefix + "viewer.password", viewer.getPassword())), Role.VIEWER));
         }
-        return new OperatorAccounts(accounts);
+        return new OperatorAccounts(accounts, slow);
     }
 
-    /** The role of the account with this name and password, or null; takes the same time whatever the answer. */
+    /** Whether a configured password is checked by a (slow) encoder rather than as a digest of plain text. */
+    private static boolean encoded(@Nullable String configured) {
+        return configured != null && !configured.startsWith("{noop}") && OperatorPasswords.namesAnEncoding(configured);
+    }
+
+    /**
+     * The role of the account with this name and password, or null; takes the same time whatever the answer (but for
+     * a login remembered as right, and one refused unhashed while another is hashed).
+     */
     public @Nullable Role verify(String username, String password) {
+        if (!slow) {
+            return check(username, password);
+        }
+        String login = OperatorPasswords.fingerprint(username, password);
+        Role known = remembered.get(login);
+        if (known != null) {
+            return known;
+        }
+        try {
+            if (!hashing.tryAcquire(HASHING_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                return null;
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        try {
+            Role found = check(username, password);
+            if (found != null) {
+                if (remembered.size() >= REMEMBERED) {
+                    remembered.clear();
+                }
+                remembered.put(login, found);
+            }
+            return found;
+        }
+        finally {
+            hashing.release();
+        }
+    }
+
+    private @Nullable Role check(String username, String password) {
         Role found = null;
         for (Account account : accounts) {
             // both checks always run, the password's first: its cost never depends on the name

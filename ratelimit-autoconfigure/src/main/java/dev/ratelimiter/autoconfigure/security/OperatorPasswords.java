@@ -3,6 +3,10 @@ package dev.ratelimiter.autoconfigure.security;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 import dev.ratelimiter.core.InvalidLimitException;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
@@ -20,6 +24,31 @@ final class OperatorPasswords {
 
     /** Tried at start-up against every encoded password: a malformed one fails there, not at the first login. */
     private static final String PROBE = "operator-password-probe";
+
+    /**
+     * What a well-formed value of each salted, slow encoding looks like. Their encoders only log a value they cannot
+     * read and answer "no" to every password, which would lock the admin out at the first login instead of stopping
+     * the start-up; so the shape is checked here (as each encoder writes it, with its defaults).
+     */
+    private static final Map<String, Pattern> SHAPES = Map.of(
+            "bcrypt", Pattern.compile("\\$2[aby]?\\$\\d\\d\\$[./0-9A-Za-z]{53}"),
+            "argon2", Pattern.compile(
+                    "\\$argon2(id|i|d)\\$v=\\d+\\$m=\\d+,t=\\d+,p=\\d+\\$[A-Za-z0-9+/=]+\\$[A-Za-z0-9+/=]+"),
+            "scrypt", Pattern.compile("\\$[0-9a-fA-F]+\\$[A-Za-z0-9+/=]+\\$[A-Za-z0-9+/=]+"),
+            "pbkdf2", Pattern.compile("([0-9a-fA-F]{2}){16,}"));
+
+    /**
+     * Unsalted or broken digests Spring Security still reads, for old password stores: not for an account that can
+     * change every limit.
+     */
+    private static final Set<String> WEAK = Set.of("MD4", "MD5", "SHA-1", "ldap");
+
+    /**
+     * The ids {@link PasswordEncoderFactories} knows: the only ones a message names (anything else may be a password).
+     */
+    private static final Set<String> KNOWN = Set.of("bcrypt", "ldap", "MD4", "MD5", "noop", "pbkdf2",
+            "pbkdf2@SpringSecurity_v5_8", "scrypt", "scrypt@SpringSecurity_v5_8", "SHA-1", "SHA-256", "sha256",
+            "argon2", "argon2@SpringSecurity_v5_8");
 
     private OperatorPasswords() {
     }
@@ -41,27 +70,41 @@ final class OperatorPasswords {
      */
     static OperatorAccounts.PasswordCheck encoded(String setting, String configured) {
         String id = configured.substring(1, configured.indexOf('}'));
+        String value = configured.substring(configured.indexOf('}') + 1);
+        if (WEAK.contains(id)) {
+            throw new InvalidLimitException(setting, "The password is given as {" + id + "}..., a digest that is "
+                    + "unsalted or broken: whoever reads it can find the password. " + HOW);
+        }
+        Pattern shape = KNOWN.contains(id) ? SHAPES.get(id.replace("@SpringSecurity_v5_8", "")) : null;
+        if (KNOWN.contains(id) && (value.isEmpty() || shape != null && !shape.matcher(value).matches())) {
+            throw new InvalidLimitException(setting, "The password is given as {" + id + "}..., and that cannot be "
+                    + "read: it is not a well-formed {" + id + "} value. " + HOW);
+        }
         try {
             // bcrypt's matches() only logs a malformed hash and answers false; its upgradeEncoding() refuses it
             Encodings.ALL.upgradeEncoding(configured);
             Encodings.ALL.matches(PROBE, configured);
         }
         catch (RuntimeException | LinkageError ex) {
-            throw new InvalidLimitException(setting, "The password is given as {" + id + "}..., and that cannot be "
-                    + "read: " + reason(id, ex) + " Give it as {bcrypt} followed by a bcrypt hash (htpasswd -bnBC 10 "
-                    + "\"\" 'the password' | tr -d ':\\n'), as {noop} followed by the plain text, or as plain text "
-                    + "without a {...} prefix.");
+            String given = KNOWN.contains(id) ? "{" + id + "}..." : "a value that begins with {...}";
+            throw new InvalidLimitException(setting, "The password is given as " + given + ", and that cannot be "
+                    + "read: " + reason(id, ex) + " " + HOW);
         }
         return offered -> Encodings.ALL.matches(offered, configured);
     }
 
+    private static final String HOW = "Give it as {bcrypt} followed by a bcrypt hash (htpasswd -bnBC 10 \"\" 'the "
+            + "password' | tr -d ':\\n'), as {noop} followed by the plain text, or as plain text without a {...} "
+            + "prefix.";
+
     private static String reason(String id, Throwable ex) {
+        if (!KNOWN.contains(id)) {
+            // never the id itself: a plain password that begins with '{' would be repeated into the log
+            return "no password encoder is known by what is between its braces (a plain password that begins with "
+                    + "'{' must be written as {noop} followed by it).";
+        }
         if (ex instanceof LinkageError) {
             return "the {" + id + "} encoder needs a library that is not on the classpath (" + ex.getMessage() + ").";
-        }
-        if (String.valueOf(ex.getMessage()).contains("no password encoder mapped")) {
-            return "no password encoder is known by the id '" + id + "' (a plain password that begins with '{' must "
-                    + "be written as {noop} followed by it).";
         }
         return "it is not a well-formed {" + id + "} value.";
     }
@@ -70,6 +113,11 @@ final class OperatorPasswords {
     private static final class Encodings {
 
         static final PasswordEncoder ALL = PasswordEncoderFactories.createDelegatingPasswordEncoder();
+    }
+
+    /** A login's name and password as one digest: what {@link OperatorAccounts} remembers of a login found right. */
+    static String fingerprint(String username, String password) {
+        return Base64.getEncoder().encodeToString(sha256(username + '\u0000' + password));
     }
 
     private static byte[] sha256(String text) {

@@ -82,6 +82,14 @@ final class BenchGateway implements AutoCloseable {
         }
     }
 
+    /**
+     * What the bench gateway is told of the case: ours by store mode only (a variant of ours, such as
+     * {@link Case#EXACT_UNOBSERVED}, differs in its ratelimit.* settings, not in the gateway's routes).
+     */
+    private static String gatewayLimiter(Case limiter) {
+        return limiter.ours() ? limiter.storeMode : limiter.id;
+    }
+
     /** The refused path's limit: one client at 10 requests per second, bursts of 10. */
     static final int DENY_RATE = 10;
 
@@ -104,7 +112,7 @@ final class BenchGateway implements AutoCloseable {
         command.addAll(jvmArgs);
         command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1",
                 "--management.server.port=" + management, "--spring.data.redis.url=" + redisUrl,
-                "--bench.upstream=" + upstream, "--bench.limiter=" + limiter.id,
+                "--bench.upstream=" + upstream, "--bench.limiter=" + gatewayLimiter(limiter),
                 "--bench.deny-rate=" + DENY_RATE));
         if (limiter.ours()) {
             String mode = limiter.storeMode;

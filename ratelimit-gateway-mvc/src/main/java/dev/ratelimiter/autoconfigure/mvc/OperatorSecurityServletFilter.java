@@ -24,7 +24,11 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.FilterChainProxy;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.core.context.DeferredSecurityContext;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.web.context.HttpRequestResponseHolder;
 import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
+import org.springframework.security.web.context.SecurityContextRepository;
 import org.springframework.security.web.firewall.DefaultHttpFirewall;
 import org.springframework.security.web.firewall.HttpStatusRequestRejectedHandler;
 import org.springframework.security.web.savedrequest.NullRequestCache;
@@ -40,7 +44,12 @@ import org.springframework.security.web.savedrequest.NullRequestCache;
  * {@link FilterChainProxy}, entered only on the operator paths ({@link OperatorPaths}), so the gateway's routes never
  * meet it (nor its firewall, which would refuse paths the routes accept), and it is built against an empty context,
  * so an application's {@code GrantedAuthorityDefaults} or role hierarchy cannot change who may do what here. The
- * authentication is kept in a request attribute, where an application's own chain after this one finds it.
+ * authentication is kept in a request attribute of the chain's own, and copied where an application's own chain after
+ * this one finds it; what an application's chain before this one left there is never read as an operator's.
+ * <p>
+ * A public read (health, by default) does not enter the chain at all, as before the chain: a probe's stale
+ * {@code Authorization} header is not checked, so an anonymous caller cannot make the gateway hash passwords through
+ * it.
  */
 final class OperatorSecurityServletFilter extends OperatorPathFilter {
 
@@ -67,6 +76,10 @@ final class OperatorSecurityServletFilter extends OperatorPathFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (read(request) && paths.isPublic(request)) {
+            chain.doFilter(request, response);
+            return;
+        }
         security.doFilter(request, response, chain);
     }
 
@@ -78,7 +91,7 @@ final class OperatorSecurityServletFilter extends OperatorPathFilter {
             response.setHeader(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE);
             response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
         };
-        RequestAttributeSecurityContextRepository perRequest = new RequestAttributeSecurityContextRepository();
+        SecurityContextRepository perRequest = new OperatorContexts();
         try {
             HttpSecurity http = http();
             return http.securityMatcher(request -> true)
@@ -107,6 +120,45 @@ final class OperatorSecurityServletFilter extends OperatorPathFilter {
         }
         catch (Exception ex) {
             throw new IllegalStateException("The operator endpoints' security chain could not be built", ex);
+        }
+    }
+
+    /**
+     * Where the chain keeps a request's authentication: loaded only from an attribute of its own, so that an
+     * authentication an application's chain left in Spring Security's shared attribute before this one (its users,
+     * whose roles may be named like the operator's) is never taken for an operator's; saved there and to the shared
+     * attribute, where an application's chain after this one finds the operator.
+     */
+    private static final class OperatorContexts implements SecurityContextRepository {
+
+        private static final String OWN = OperatorSecurityServletFilter.class.getName() + ".CONTEXT";
+
+        private final RequestAttributeSecurityContextRepository own =
+                new RequestAttributeSecurityContextRepository(OWN);
+
+        private final RequestAttributeSecurityContextRepository shared =
+                new RequestAttributeSecurityContextRepository();
+
+        @Override
+        @SuppressWarnings("deprecation")
+        public SecurityContext loadContext(HttpRequestResponseHolder holder) {
+            return own.loadContext(holder);
+        }
+
+        @Override
+        public DeferredSecurityContext loadDeferredContext(HttpServletRequest request) {
+            return own.loadDeferredContext(request);
+        }
+
+        @Override
+        public void saveContext(SecurityContext context, HttpServletRequest request, HttpServletResponse response) {
+            own.saveContext(context, request, response);
+            shared.saveContext(context, request, response);
+        }
+
+        @Override
+        public boolean containsContext(HttpServletRequest request) {
+            return own.containsContext(request);
         }
     }
 

@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 
 /**
@@ -29,7 +30,10 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(OperatorSecurityProperties.class)
 public final class RateLimitMvcOperatorSecurityAutoConfiguration {
 
+    // Made at start-up even under spring.main.lazy-initialization: it is where a missing Spring Security stops the
+    // start-up, and nothing else may ask for it before a request reaches the endpoints unauthenticated.
     @Bean
+    @Lazy(false)
     OperatorAccounts rateLimitOperatorAccounts(OperatorSecurityProperties properties, Environment environment,
             ApplicationContext context) {
         return RateLimitOperatorSecurityAutoConfiguration.accounts(properties, environment, context.getClassLoader(),
