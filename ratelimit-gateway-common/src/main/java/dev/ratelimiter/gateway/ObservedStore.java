@@ -2,6 +2,7 @@ package dev.ratelimiter.gateway;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.RateLimitStore;
@@ -41,17 +42,29 @@ final class ObservedStore implements RateLimitStore {
             }
             Observation observation = RateLimitObservation.STORE.observation(custom, defaults, () -> context,
                     registry).start();
+            AtomicBoolean stopped = new AtomicBoolean();
+            Runnable stop = () -> {
+                if (stopped.compareAndSet(false, true)) {
+                    observation.stop();
+                }
+            };
             return Mono.defer(() -> store.evaluate(checks))
-                    .doOnNext(verdict -> context.setOutcome(StoreObservationContext.Outcome.ANSWERED))
+                    // stopped before the verdict goes on: the decision judged downstream ends after its store call,
+                    // so the call's span lies within the decision's
+                    .doOnNext(verdict -> {
+                        context.setOutcome(StoreObservationContext.Outcome.ANSWERED);
+                        stop.run();
+                    })
                     .doOnError(failure -> {
                         context.setOutcome(StoreObservationContext.Outcome.ERROR);
                         observation.error(failure);
+                        stop.run();
                     })
                     .doFinally(signal -> {
-                        if (signal == SignalType.CANCEL) {
+                        if (signal == SignalType.CANCEL && !stopped.get()) {
                             context.setOutcome(StoreObservationContext.Outcome.CANCELLED);
                         }
-                        observation.stop();
+                        stop.run();
                     })
                     // the store client's own observations (Lettuce's, where the application has them) below this one
                     .contextWrite(inner -> inner.put(ObservationThreadLocalAccessor.KEY, observation));
