@@ -126,7 +126,9 @@ class ConcurrencyPermitsTest {
     private RedisRateLimitStore instance() {
         TestConnection connection = TestConnection.open(redis.host(), redis.port());
         connections.add(connection);
-        return new RedisRateLimitStore(connection.connection(), keys, false);
+        // a generous timeout: these tests are about permits and leases, and a call the default (tens of milliseconds)
+        // abandons on a stalled machine decides nothing ("ran too late to be waited for"), which one clean run saw
+        return new RedisRateLimitStore(connection.connection(), keys, false, Duration.ofSeconds(2));
     }
 
     private static Rule concurrency(String id, long max, Duration lease) {
