@@ -38,7 +38,10 @@ public final class FastProfile implements PostDiscoveryFilter {
             RedisServerExtension.class.getName(), RedisCluster.class.getName(), RedisSentinel.class.getName(),
             StubUpstream.class.getName(), BlackHole.class.getName(), LatencyProxy.class.getName(),
             ClosedLoopLoad.class.getName(), "org.springframework.kafka.test.EmbeddedKafkaBroker",
-            "org.apache.kafka.common.test.KafkaClusterTestKit");
+            "org.apache.kafka.common.test.KafkaClusterTestKit",
+            // the gateway modules' fixtures (in their own test trees, so named): a class holding one boots whole
+            // gateways, and the timing-bound ones among them (FreshInstancesTest) fail on a loaded machine
+            "dev.ratelimiter.gateway.GatewayFixture", "dev.ratelimiter.mvc.MvcGatewayFixture");
 
     private static final String SPRING_BOOT_TEST = "org.springframework.boot.test.context.SpringBootTest";
 
