@@ -48,9 +48,19 @@ public final class OperatorAccounts {
     interface PasswordCheck {
 
         boolean matches(String offered);
+
+        /** Whether an encoder checks it (bcrypt and the like: tens of milliseconds), not a digest of plain text. */
+        default boolean slow() {
+            return false;
+        }
     }
 
-    private record Account(PasswordCheck name, PasswordCheck password, Role role) {
+    /** {@code slow}: of the configured check, before a test's wrapping hides it. */
+    private record Account(PasswordCheck name, PasswordCheck password, Role role, boolean slow) {
+
+        static Account of(String name, PasswordCheck password, UnaryOperator<PasswordCheck> observed, Role role) {
+            return new Account(OperatorPasswords.plain(name), observed.apply(password), role, password.slow());
+        }
     }
 
     static final long HASHING_WAIT_MILLIS = 500;
@@ -86,7 +96,6 @@ public final class OperatorAccounts {
         requireName(prefix + "admin.username", admin.getUsername());
         List<Account> accounts = new ArrayList<>();
         String adminPassword = admin.getPassword();
-        boolean slow = encoded(adminPassword) || encoded(viewer.getPassword());
         PasswordCheck adminCheck;
         if (adminPassword == null || adminPassword.isEmpty()) {
             String random = randomPassword();
@@ -96,23 +105,17 @@ public final class OperatorAccounts {
         else {
             adminCheck = password(prefix + "admin.password", adminPassword);
         }
-        accounts.add(new Account(OperatorPasswords.plain(admin.getUsername()), observed.apply(adminCheck),
-                Role.ADMIN));
+        accounts.add(Account.of(admin.getUsername(), adminCheck, observed, Role.ADMIN));
         if (viewer.getPassword() != null && !viewer.getPassword().isEmpty()) {
             requireName(prefix + "viewer.username", viewer.getUsername());
             if (viewer.getUsername().equals(admin.getUsername())) {
                 throw new InvalidLimitException(prefix + "viewer.username", "The viewer account needs a user name of "
                         + "its own; '" + viewer.getUsername() + "' is the admin's.");
             }
-            accounts.add(new Account(OperatorPasswords.plain(viewer.getUsername()),
-                    observed.apply(password(prefix + "viewer.password", viewer.getPassword())), Role.VIEWER));
+            accounts.add(Account.of(viewer.getUsername(), password(prefix + "viewer.password", viewer.getPassword()),
+                    observed, Role.VIEWER));
         }
-        return new OperatorAccounts(accounts, slow);
-    }
-
-    /** Whether a configured password is checked by a (slow) encoder rather than as a digest of plain text. */
-    private static boolean encoded(@Nullable String configured) {
-        return configured != null && !configured.startsWith("{noop}") && OperatorPasswords.namesAnEncoding(configured);
+        return new OperatorAccounts(accounts, accounts.stream().anyMatch(Account::slow));
     }
 
     /**

@@ -90,7 +90,18 @@ final class OperatorPasswords {
             throw new InvalidLimitException(setting, "The password is given as " + given + ", and that cannot be "
                     + "read: " + reason(id, ex) + " " + HOW);
         }
-        return offered -> Encodings.ALL.matches(offered, configured);
+        return new OperatorAccounts.PasswordCheck() {
+
+            @Override
+            public boolean matches(String offered) {
+                return Encodings.ALL.matches(offered, configured);
+            }
+
+            @Override
+            public boolean slow() {
+                return true;
+            }
+        };
     }
 
     private static final String HOW = "Give it as {bcrypt} followed by a bcrypt hash (htpasswd -bnBC 10 \"\" 'the "
