@@ -9,13 +9,15 @@ import dev.ratelimiter.core.StoreMode;
 
 /**
  * One limit as written in configuration: a token bucket (capacity, refill-tokens, refill-period), a sliding
- * window (limit, window) or a concurrency cap (max-in-progress, lease).
+ * window (limit, window), a concurrency cap (max-in-progress, lease) or a calendar quota (limit, period, zone,
+ * anchor-day, week-start).
  */
 public class LimitProperties {
 
     /**
-     * Counting algorithm: token-bucket (bursts allowed, average held), sliding-window (at most limit per window) or
-     * concurrency (at most max-in-progress requests in progress at once).
+     * Counting algorithm: token-bucket (bursts allowed, average held), sliding-window (at most limit per window),
+     * concurrency (at most max-in-progress requests in progress at once) or calendar-quota (at most limit per
+     * calendar day, week or month in a time zone, all of it back at the period's boundary).
      */
     private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
 
@@ -35,7 +37,7 @@ public class LimitProperties {
     private Duration refillPeriod = Duration.ofSeconds(1);
 
     /**
-     * Sliding window: requests allowed per window.
+     * Sliding window: requests allowed per window. Calendar quota: requests (tokens, with cost) allowed per period.
      */
     private long limit;
 
@@ -43,6 +45,28 @@ public class LimitProperties {
      * Sliding window: the window length.
      */
     private Duration window;
+
+    /**
+     * Calendar quota: the period the quota renews with: day, week or month.
+     */
+    private String period;
+
+    /**
+     * Calendar quota: the time zone the calendar is read in, an IANA id such as Europe/Berlin (default UTC): a day
+     * ends at midnight there, 23 or 25 hours after it began across a daylight-saving change.
+     */
+    private String zone;
+
+    /**
+     * Calendar quota, period month: the day of the month a period starts on (1 to 31, default 1), a billing cycle
+     * day; a month shorter than it starts the period on its last day (anchor-day 31: 28 or 29 February, 30 April).
+     */
+    private Integer anchorDay;
+
+    /**
+     * Calendar quota, period week: the first day of a week (monday to sunday, default monday).
+     */
+    private String weekStart;
 
     /**
      * Concurrency: requests allowed in progress at once, per key.
@@ -160,6 +184,38 @@ public class LimitProperties {
         this.window = window;
     }
 
+    public String getPeriod() {
+        return period;
+    }
+
+    public void setPeriod(String period) {
+        this.period = period;
+    }
+
+    public String getZone() {
+        return zone;
+    }
+
+    public void setZone(String zone) {
+        this.zone = zone;
+    }
+
+    public Integer getAnchorDay() {
+        return anchorDay;
+    }
+
+    public void setAnchorDay(Integer anchorDay) {
+        this.anchorDay = anchorDay;
+    }
+
+    public String getWeekStart() {
+        return weekStart;
+    }
+
+    public void setWeekStart(String weekStart) {
+        this.weekStart = weekStart;
+    }
+
     /** Counting algorithms. */
     public enum Algorithm {
         /** A bucket of capacity tokens refilled continuously: allows bursts, holds the average. */
@@ -167,6 +223,8 @@ public class LimitProperties {
         /** At most limit requests in any window, from two weighted fixed-window counters. */
         SLIDING_WINDOW,
         /** At most max-in-progress requests in progress at once; a permit is held until the response ends. */
-        CONCURRENCY
+        CONCURRENCY,
+        /** At most limit requests per calendar day, week or month in a time zone; all of it back at the boundary. */
+        CALENDAR_QUOTA
     }
 }

@@ -61,6 +61,11 @@ abstract sealed class BucketState {
         public Class<? extends BucketState> concurrency(ConcurrencyLimit limit) {
             return Concurrency.class;
         }
+
+        @Override
+        public Class<? extends BucketState> calendarQuota(CalendarQuotaLimit limit) {
+            return CalendarQuota.class;
+        }
     };
 
     /** What the bucket would say to {@code cost} at {@code now}, without changing it. */
@@ -106,7 +111,16 @@ abstract sealed class BucketState {
         }
     }
 
+    /** A bucket on a clock that reads epoch time ({@code nowNanos} is nanoseconds since 1970, as in the model tests). */
     static BucketState create(Limit limit, long nowNanos) {
+        return create(limit, nowNanos, 0);
+    }
+
+    /**
+     * @param epochOffsetNanos what turns the store's clock into epoch time: a calendar quota reads the calendar at
+     * {@code nowNanos + epochOffsetNanos}; the other algorithms only measure durations and ignore it
+     */
+    static BucketState create(Limit limit, long nowNanos, long epochOffsetNanos) {
         BucketState state = limit.match(new Limit.Cases<BucketState>() {
 
             @Override
@@ -122,6 +136,11 @@ abstract sealed class BucketState {
             @Override
             public BucketState concurrency(ConcurrencyLimit concurrency) {
                 return new Concurrency();
+            }
+
+            @Override
+            public BucketState calendarQuota(CalendarQuotaLimit quota) {
+                return new CalendarQuota(epochOffsetNanos);
             }
         });
         state.lifetimeNanos = limit.stateLifetime().toNanos();
@@ -287,6 +306,80 @@ abstract sealed class BucketState {
             windowIndex = preview.stamp();
             current = preview.newValue();
             previous = preview.previous();
+        }
+    }
+
+    /**
+     * A calendar quota's count in the period in progress: the Lua branch {@code kind == 'q'} keeps the same count in a
+     * key of its own per period; here the period's start is kept beside the count, and a count of another period is
+     * zero.
+     */
+    static final class CalendarQuota extends BucketState {
+
+        private final long epochOffsetNanos;
+        /** Start of the period {@link #count} belongs to (epoch ns); none yet. */
+        private long periodStart = Long.MIN_VALUE;
+        private double count;
+        /** Spent since it last followed the store (or was made), in period {@link #spentPeriod}. */
+        private long spentPeriod = Long.MIN_VALUE;
+        private double spent;
+
+        CalendarQuota(long epochOffsetNanos) {
+            this.epochOffsetNanos = epochOffsetNanos;
+        }
+
+        private CalendarPeriods.Span span(Limit limit, long nowNanos) {
+            long epochNanos = nowNanos + epochOffsetNanos;
+            return ((CalendarQuotaLimit) limit).spanAt(java.time.Instant.ofEpochSecond(0, epochNanos));
+        }
+
+        private static long nanos(java.time.Instant instant) {
+            return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+        }
+
+        @Override
+        Preview preview(Limit limit, int cost, long nowNanos) {
+            CalendarPeriods.Span span = span(limit, nowNanos);
+            long start = nanos(span.start());
+            double used = periodStart == start ? count : 0;
+            boolean allowed = used + cost <= limit.quota();
+            double after = allowed ? used + cost : used;
+            Duration toBoundary = Duration.ofNanos(Math.max(0, nanos(span.end()) - nowNanos - epochOffsetNanos));
+            return new Preview(allowed, (long) Math.max(0, limit.quota() - after), allowed ? Duration.ZERO
+                    : toBoundary, toBoundary, after, start, 0);
+        }
+
+        @Override
+        void commit(Preview preview) {
+            double before = periodStart == preview.stamp() ? count : 0;
+            if (spentPeriod != preview.stamp()) {
+                spentPeriod = preview.stamp();
+                spent = 0;
+            }
+            spent += preview.newValue() - before;
+            periodStart = preview.stamp();
+            count = preview.newValue();
+        }
+
+        /** The store's room left in the period in progress: all else of it counted. */
+        @Override
+        void follow(Limit limit, double level, long nowNanos) {
+            periodStart = nanos(span(limit, nowNanos).start());
+            count = Math.max(0, limit.quota() - Math.max(0, level));
+            spentPeriod = Long.MIN_VALUE;
+            spent = 0;
+        }
+
+        /**
+         * What it counted on its own in the period in progress; spending of a period that has ended is owed to nobody
+         * (its counter in the store no longer decides anything).
+         */
+        @Override
+        Owed settleOwed(Limit limit, long nowNanos) {
+            Owed owed = spentPeriod == nanos(span(limit, nowNanos).start()) ? new Owed(spent, 0) : Owed.NOTHING;
+            spentPeriod = Long.MIN_VALUE;
+            spent = 0;
+            return owed;
         }
     }
 

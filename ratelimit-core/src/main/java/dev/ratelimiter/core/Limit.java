@@ -10,7 +10,8 @@ import java.time.Duration;
  * store's script arguments, the {@code RateLimit-Policy} header, the operator endpoint's view of a rule) go through
  * {@link #match(Cases)}, which names every algorithm. See {@link Cases} for how to add one.
  */
-public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, ConcurrencyLimit {
+public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, ConcurrencyLimit,
+        CalendarQuotaLimit {
 
     /** Requests (tokens) the limit allows per {@link #window()}: the bucket's capacity or the window's limit. */
     long quota();
@@ -70,7 +71,7 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      * ({@code RuleView});</li>
      * <li>the compiler cannot list the rest. The Lua side is in
      * {@code ratelimit-redis/src/main/resources/META-INF/scripts/ratelimit/rate_limit.lua}: the per-algorithm branch
-     * of {@code decide}, keyed by the algorithm code the Redis store sends ({@code 't'}, {@code 'w'}, {@code 'c'}),
+     * of {@code decide}, keyed by the algorithm code the Redis store sends ({@code 't'}, {@code 'w'}, {@code 'c'}, {@code 'q'}),
      * and {@code write_state}; a rate limit is also charged back by {@code charge.lua} (and a token bucket settled by
      * {@code settle.lua}). The properties are in {@code LimitProperties} (its {@code Algorithm} and the settings) and
      * {@code RuleFactory.limit}; the OpenAPI document is
@@ -88,5 +89,7 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
         R slidingWindow(SlidingWindowLimit limit);
 
         R concurrency(ConcurrencyLimit limit);
+
+        R calendarQuota(CalendarQuotaLimit limit);
     }
 }

@@ -33,6 +33,8 @@ public final class LocalBucketStore implements RateLimitStore {
     private final Map<BucketKey, BucketState.Concurrency> permitBuckets = new ConcurrentHashMap<>();
     private final long maxKeys;
     private final LongSupplier nanoClock;
+    /** Turns {@link #nanoClock} into epoch time, for calendar quotas (a day ends at midnight, not after 24 hours). */
+    private final long epochOffsetNanos;
     private final RequestPermits.Owner permitOwner = this::releaseNow;
 
     public LocalBucketStore(long maxKeys, LongSupplier nanoClock) {
@@ -41,6 +43,7 @@ public final class LocalBucketStore implements RateLimitStore {
         }
         this.maxKeys = maxKeys;
         this.nanoClock = nanoClock;
+        this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - nanoClock.getAsLong();
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(maxKeys)
                 .ticker(nanoClock::getAsLong)
@@ -110,7 +113,7 @@ public final class LocalBucketStore implements RateLimitStore {
         }
         Limit limit = check.rule().limit();
         buckets.get(check.bucket(), key -> {
-            BucketState state = BucketState.create(limit, atNanos);
+            BucketState state = BucketState.create(limit, atNanos, epochOffsetNanos);
             state.followStore(limit, remaining, share, atNanos);
             return state;
         });
@@ -218,9 +221,9 @@ public final class LocalBucketStore implements RateLimitStore {
                     : permitBuckets.computeIfAbsent(check.bucket(), key -> new BucketState.Concurrency());
         }
         Limit limit = check.rule().limit();
-        BucketState state = buckets.get(check.bucket(), k -> BucketState.create(limit, now));
+        BucketState state = buckets.get(check.bucket(), k -> BucketState.create(limit, now, epochOffsetNanos));
         if (!state.fits(limit)) {
-            state = BucketState.create(limit, now);
+            state = BucketState.create(limit, now, epochOffsetNanos);
             buckets.put(check.bucket(), state);
         }
         return state;

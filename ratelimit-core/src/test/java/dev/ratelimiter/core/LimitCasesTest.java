@@ -24,7 +24,8 @@ class LimitCasesTest {
     private static final Map<Limit, String> EXAMPLES = Map.of(
             TokenBucketLimit.of("t.", 10, 1, Duration.ofSeconds(1)), "tokenBucket",
             SlidingWindowLimit.of("w.", 10, Duration.ofMinutes(1)), "slidingWindow",
-            ConcurrencyLimit.of("c.", 10, ConcurrencyLimit.DEFAULT_LEASE), "concurrency");
+            ConcurrencyLimit.of("c.", 10, ConcurrencyLimit.DEFAULT_LEASE), "concurrency",
+            CalendarQuotaLimit.of("q.", 10, "month", "Europe/Berlin", 15, null), "calendarQuota");
 
     /** Records which method ran, and with what. */
     private static final class Recording implements Limit.Cases<String> {
@@ -47,6 +48,12 @@ class LimitCasesTest {
         public String concurrency(ConcurrencyLimit limit) {
             given.add(limit);
             return "concurrency";
+        }
+
+        @Override
+        public String calendarQuota(CalendarQuotaLimit limit) {
+            given.add(limit);
+            return "calendarQuota";
         }
     }
 
@@ -84,7 +91,7 @@ class LimitCasesTest {
     void everyMethodIsAnsweredBySomeAlgorithm() {
         Recording recording = new Recording();
         assertThat(EXAMPLES.keySet().stream().map(limit -> limit.match(recording)))
-                .containsExactlyInAnyOrder("tokenBucket", "slidingWindow", "concurrency");
+                .containsExactlyInAnyOrder("tokenBucket", "slidingWindow", "concurrency", "calendarQuota");
         assertThat(recording.given).containsExactlyInAnyOrderElementsOf(EXAMPLES.keySet());
     }
 

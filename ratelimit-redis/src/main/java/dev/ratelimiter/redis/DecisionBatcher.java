@@ -92,6 +92,16 @@ final class DecisionBatcher {
     private record Pending(String[] keys, String[] arguments, CompletableFuture<List<Long>> reply, long askedNanos) {
     }
 
+    /**
+     * Redis's time now as this JVM last saw it (microseconds) — of the slot {@code key} lives in on Redis Cluster —
+     * or this JVM's wall clock before Redis has answered: what a calendar quota's period is computed from.
+     */
+    long storeMicros(String key) {
+        StoreClock storeClock = bySlot ? slotClocks.get(SlotHash.getSlot(key)) : clock;
+        long wall = System.currentTimeMillis() * 1_000L;
+        return storeClock == null ? wall : storeClock.now(System.nanoTime(), wall);
+    }
+
     /** Queues one request's checks; completes with its part of the reply (allowed, then 4 numbers per check). */
     CompletableFuture<List<Long>> decide(String[] keys, String[] arguments) {
         if (!redis.connected()) {

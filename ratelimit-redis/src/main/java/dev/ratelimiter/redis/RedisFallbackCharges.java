@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.FallbackCharges;
 import dev.ratelimiter.core.Limit;
@@ -27,6 +28,7 @@ public final class RedisFallbackCharges implements FallbackCharges {
     private final LimiterConnection redis;
     private final RedisKeys keys;
     private final boolean splitBySlot;
+    private final QuotaPeriodKeys quotaPeriods = new QuotaPeriodKeys();
 
     public RedisFallbackCharges(LimiterConnection redis, RedisKeys keys, boolean splitBySlot) {
         this.redis = redis;
@@ -74,6 +76,14 @@ public final class RedisFallbackCharges implements FallbackCharges {
             arguments[at] = limit[0];
             arguments[at + 1] = limit[1];
             arguments[at + 2] = limit[2];
+            CalendarQuotaLimit quota = QuotaPeriodKeys.quotaOf(charge.check().rule().limit());
+            if (quota != null) {
+                // The period in progress on this JVM's clock: the fallback owes only the period in progress (see
+                // BucketState.CalendarQuota), and charge.lua drops a charge whose period Redis's time has left.
+                QuotaPeriodKeys.Period period = quotaPeriods.at(quota, System.currentTimeMillis() * 1_000L);
+                keyNames[i] = keyNames[i] + period.suffix();
+                arguments[at + 2] = period.bounds();
+            }
             arguments[at + 3] = Double.toString(charge.tokens());
             arguments[at + 4] = Double.toString(charge.previousWindow());
         }
@@ -100,6 +110,12 @@ public final class RedisFallbackCharges implements FallbackCharges {
         @Override
         public String[] concurrency(ConcurrencyLimit concurrency) {
             return null;
+        }
+
+        /** Charged to the counter of the period in progress; the bounds are filled in per call. */
+        @Override
+        public String[] calendarQuota(CalendarQuotaLimit quota) {
+            return RedisRateLimitStore.SCRIPT_ARGUMENTS.calendarQuota(quota);
         }
     };
 

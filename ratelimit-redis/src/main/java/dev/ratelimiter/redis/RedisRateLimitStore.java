@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
@@ -52,6 +53,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final boolean splitBySlot;
     private final RedisPermits permits;
     private final Map<Limit, String[]> limitArguments = new ConcurrentHashMap<>();
+    private final QuotaPeriodKeys quotaPeriods = new QuotaPeriodKeys();
     private final DecisionBatcher batcher;
 
     /** With the default timeout and longest wait ({@link StoreStack#DEFAULT_TIMEOUT}, {@link StoreStack#DEFAULT_MAX_WAIT}). */
@@ -129,7 +131,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
             return new String[] { "c", Long.toString(concurrency.maxInProgress()),
                     Long.toString(concurrency.lease().toMillis()) };
         }
+
+        /** The period's bounds are not the limit's: {@link QuotaPeriodKeys} fills them in per call. */
+        @Override
+        public String[] calendarQuota(CalendarQuotaLimit quota) {
+            return new String[] { "q", Long.toString(quota.limit()), "" };
+        }
     };
+
+    /**
+     * How often a request of a calendar quota is sent again when the script found the store's time outside the period
+     * it was sent (a call that landed just across a boundary): once is enough unless a second boundary passes between
+     * two calls, or the store's clock jumps; past this the request fails and the fallback decides it.
+     */
+    static final int QUOTA_PERIOD_ATTEMPTS = 3;
 
     /** A limit's three script arguments ({@link #SCRIPT_ARGUMENTS}), formatted once: formatting a double costs. */
     private String[] argumentsOf(Limit limit) {
@@ -167,22 +182,45 @@ public final class RedisRateLimitStore implements RateLimitStore {
     }
 
     private CompletableFuture<List<RuleOutcome>> run(List<Check> checks) {
+        CompletableFuture<List<Long>> reply = send(checks, -1, 1);
+        if (checks.stream().anyMatch(Check::concurrency)) {
+            // Reported before the verdict goes on, so that whoever sees the verdict sees the permits recorded.
+            reply = reply.whenComplete((numbers, failure) -> reportPermits(checks, numbers, failure));
+        }
+        return reply.thenApply(numbers -> toOutcomes(numbers, checks));
+    }
+
+    /**
+     * Sends one request's checks; a calendar quota's period is the one holding {@code storeMicros}, or (-1) Redis's
+     * time as last seen. When the script finds its own time outside a quota's period (the call landed across a
+     * boundary, or this JVM's view of Redis's clock was off), it wrote nothing of the request and answered its time:
+     * the request is sent again for the period holding that time.
+     */
+    private CompletableFuture<List<Long>> send(List<Check> checks, long storeMicros, int attempt) {
         String[] keyNames = new String[checks.size()];
         // This request's part of a script call: its number of checks, then five arguments per check.
         String[] arguments = new String[1 + checks.size() * 5];
         arguments[0] = number(checks.size());
-        boolean takesPermits = false;
+        boolean quotas = false;
         for (int i = 0; i < checks.size(); i++) {
             Check check = checks.get(i);
             keyNames[i] = keys.bucket(check.bucket());
             int at = 1 + i * 5;
-            String[] limit = argumentsOf(check.rule().limit());
+            Limit rule = check.rule().limit();
+            String[] limit = argumentsOf(rule);
             arguments[at] = limit[0];
             arguments[at + 1] = limit[1];
             arguments[at + 2] = limit[2];
+            CalendarQuotaLimit quota = "q".equals(limit[0]) ? QuotaPeriodKeys.quotaOf(rule) : null;
+            if (quota != null) {
+                quotas = true;
+                QuotaPeriodKeys.Period period = quotaPeriods.at(quota,
+                        storeMicros >= 0 ? storeMicros : batcher.storeMicros(keyNames[i]));
+                keyNames[i] = keyNames[i] + period.suffix();
+                arguments[at + 2] = period.bounds();
+            }
             if (check.concurrency()) {
                 arguments[at + 3] = check.permit();
-                takesPermits = true;
             }
             else {
                 arguments[at + 3] = number(check.cost());
@@ -190,11 +228,37 @@ public final class RedisRateLimitStore implements RateLimitStore {
             arguments[at + 4] = check.shadow() ? "1" : "0";
         }
         CompletableFuture<List<Long>> reply = batcher.decide(keyNames, arguments);
-        if (takesPermits) {
-            // Reported before the verdict goes on, so that whoever sees the verdict sees the permits recorded.
-            reply = reply.whenComplete((numbers, failure) -> reportPermits(checks, numbers, failure));
+        if (!quotas) {
+            return reply;
         }
-        return reply.thenApply(numbers -> toOutcomes(numbers, checks));
+        return reply.thenCompose(numbers -> {
+            long storeTime = periodMissed(numbers, checks);
+            if (storeTime < 0) {
+                return CompletableFuture.completedFuture(numbers);
+            }
+            if (attempt >= QUOTA_PERIOD_ATTEMPTS) {
+                return CompletableFuture.failedFuture(new IllegalStateException("Redis's time left the calendar "
+                        + "quota's period " + attempt + " times in a row (its clock jumps?); decided without it"));
+            }
+            return send(checks, storeTime, attempt + 1);
+        });
+    }
+
+    /**
+     * The store's time the script answered when it refused to decide a calendar quota for a period not holding it
+     * (its reset-after -1, its retry-after that time), or -1 when every quota's period held it.
+     */
+    private static long periodMissed(List<Long> reply, List<Check> checks) {
+        if (reply.size() != 1 + checks.size() * 4 || reply.get(0) == 1L) {
+            return -1;
+        }
+        for (int i = 0; i < checks.size(); i++) {
+            int at = 1 + i * 4;
+            if (reply.get(at + 3) == -1L) {
+                return reply.get(at + 2);
+            }
+        }
+        return -1;
     }
 
     /** Tells each request which permits this call granted — or may have, when it failed after being sent. */

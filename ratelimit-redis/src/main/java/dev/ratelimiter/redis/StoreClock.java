@@ -33,6 +33,12 @@ final class StoreClock {
         current.accumulateAndGet(reading, Math::max);
     }
 
+    /** Redis's time at {@code localNanos} as last seen, in microseconds; {@code fallback} until Redis has answered. */
+    long now(long localNanos, long fallback) {
+        long offset = Math.max(current.get(), previous.get());
+        return offset == NONE ? fallback : localNanos / 1000 + offset;
+    }
+
     /**
      * Redis's time {@code maxAgeNanos} after {@code localNanos}, in microseconds; 0 (never stale) until Redis has
      * answered once.

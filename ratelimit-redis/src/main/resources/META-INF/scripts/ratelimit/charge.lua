@@ -3,15 +3,18 @@
 -- cannot add the fallback's admissions on top of its own.
 --
 -- ARGV[1]                  slack in milliseconds added to every TTL
--- then, for each key k:    kind ('t' token bucket, 'w' sliding window), capacity or limit per window,
---                          tokens per second or window length in ms, tokens to charge (a sliding window: to the
---                          window in progress), a sliding window's charge to the window before (0 for a bucket)
+-- then, for each key k:    kind ('t' token bucket, 'w' sliding window, 'q' calendar quota), capacity or limit per
+--                          window or per period, tokens per second or window length in ms or the period's bounds
+--                          ('<start us>:<end us>', the key naming the period), tokens to charge (a sliding window:
+--                          to the window in progress), a sliding window's charge to the window before (0 otherwise)
 --
 -- Token bucket: refilled to now exactly as the rate-limit script does (same fields, same clock rules), then the charge
 -- is taken, down to a debt of at most one capacity: a client the fallback admitted too much is refused until the
 -- bucket has refilled past it, and never for longer than twice the time to fill it. Its TTL covers that refill.
 -- Sliding window: each charge is added to its window's count (the window in progress, the one before), at most one
 -- limit each; a charge to the window before is dropped when the window has moved on since.
+-- Calendar quota: the charge (at most one limit) is added to the period's count, its TTL to the period's end; a charge
+-- whose period the store's time has left is dropped (that period's count decides nothing any more).
 -- A key holding another type is dropped and started afresh, as the rate-limit script does.
 -- Returns how many buckets were charged.
 
@@ -80,6 +83,15 @@ for k = 1, #KEYS do
         end
         redis.call('HSET', KEYS[k], 'w', w, 'c', cur, 'p', prev)
         ttl = 2 * p2 + slack_ms
+    elseif kind == 'q' then
+        local first, ends = string.match(ARGV[base + 2], '^(%d+):(%d+)$')
+        first = tonumber(first)
+        ends = tonumber(ends)
+        if first ~= nil and ends ~= nil and now >= first and now < ends then
+            local used = tonumber(read_hash(KEYS[k], 'c')[1]) or 0
+            redis.call('HSET', KEYS[k], 'c', used + math.min(charge, p1))
+            ttl = math.ceil((ends - now) / 1000) + slack_ms
+        end
     end
     if ttl ~= nil then
         redis.call('PEXPIRE', KEYS[k], math.max(1, math.min(MAX_TTL_MS, math.ceil(ttl))))

@@ -10,9 +10,11 @@
 --                  else those requests would be counted twice, once by the gateway's fallback and once here
 -- ARGV[4]          the number of requests R in this call (requests that arrived together are sent in one call)
 -- then, for each request r: its number of checks n, and for each of its checks i (the next key in KEYS, in order):
---      +0          kind: 't' (token bucket), 'w' (sliding window) or 'c' (concurrency)
+--      +0          kind: 't' (token bucket), 'w' (sliding window), 'c' (concurrency) or 'q' (calendar quota)
 --      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
+--                  calendar quota: limit per period
 --      +2          token bucket: tokens per second  sliding window: window length in ms  concurrency: lease in ms
+--                  calendar quota: the period's bounds, '<start us>:<end us>' (the key names the period)
 --      +3          cost of this request in tokens; for concurrency, the id of the permit the request takes
 --      +4          '1' if the check is in shadow (its denial is recorded, never enforced), else '0'
 --
@@ -43,6 +45,14 @@
 -- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
 -- + slack. The estimate weights the previous window by the share of it still in view.
+-- Calendar quota state: { c = count in the period }, one key per client and period (the gateway computes the period
+-- in its time zone, which Lua cannot, from the store's clock as it last saw it, names it in the key and sends its
+-- bounds). TTL: to the period's end + slack, so the key goes away at the boundary and the next period is a new key.
+-- A call whose TIME lies outside the bounds it was sent (it landed just across a boundary, or the gateway's view of
+-- the store's clock was off) counts into no period: the check answers allowed 0, retry-after = the store's time, and
+-- reset-after -1, it refuses its whole request (nothing of it is written, as for any enforced denial, also in
+-- shadow), and the gateway sends the request again for the period holding that time. A quota's refusal asks to retry
+-- at the boundary: nothing comes back before it.
 -- Concurrency state: a sorted set of permit ids scored by lease expiry (ms). Expired leases (permits of an instance
 -- that died, or stopped renewing) are dropped before counting, and a lease ending more than one lease from now
 -- (stamped on a clock ahead) is brought back to one lease. TTL: one lease + slack, renewed with the permits.
@@ -109,6 +119,36 @@ local function decide(i, base)
         end
         reset_us = 0
         ttl = p2 + slack_ms
+    elseif kind == 'q' then
+        local first, ends = string.match(ARGV[base + 2], '^(%d+):(%d+)$')
+        first = tonumber(first)
+        ends = tonumber(ends)
+        if first == nil or ends == nil or ends <= first then
+            return nil, 'ERR check ' .. i .. ' (q) needs its period as <start us>:<end us>, not '
+                .. tostring(ARGV[base + 2])
+        end
+        if now < first or now >= ends then
+            return 0, 0, now, -1, 1, cost, kind, false, false, nil, nil, nil, false, nil, nil, nil
+        end
+        local used = redis.pcall('HGET', key, 'c')
+        if type(used) == 'table' and used.err ~= nil then
+            redis.call('DEL', key)
+            used = 0
+        else
+            used = tonumber(used) or 0
+        end
+        if used + cost <= p1 then
+            allowed = 1
+            remaining = p1 - used - cost
+            retry_us = 0
+            write, write_a = true, used + cost
+        else
+            allowed = 0
+            remaining = p1 - used
+            retry_us = ends - now
+        end
+        reset_us = ends - now
+        ttl = math.ceil((ends - now) / 1000) + slack_ms
     elseif kind == 't' then
         local rate = p2 / 1000000
         local fill_us = p1 / rate
@@ -216,10 +256,12 @@ end
 local out = {}
 local o = 0
 
--- A token bucket's or a window's state, and its lifetime.
+-- A token bucket's, a window's or a quota's state, and its lifetime.
 local function write_state(key, kind, ttl, a, b, c)
     if kind == 't' then
         redis.call('HSET', key, 't', a, 'ts', b)
+    elseif kind == 'q' then
+        redis.call('HSET', key, 'c', a)
     else
         redis.call('HSET', key, 'w', a, 'c', b, 'p', c)
     end

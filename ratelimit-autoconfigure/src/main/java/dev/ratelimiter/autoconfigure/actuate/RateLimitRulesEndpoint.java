@@ -77,7 +77,8 @@ public class RateLimitRulesEndpoint {
     public WebEndpointResponse<Map<String, Object>> put(@Selector String id, @Nullable String group,
             @Nullable String key, @Nullable String algorithm, @Nullable String capacity, @Nullable String refillTokens,
             @Nullable String refillPeriod, @Nullable String limit, @Nullable String window,
-            @Nullable String maxInProgress, @Nullable String lease, @Nullable String cost,
+            @Nullable String maxInProgress, @Nullable String lease, @Nullable String period, @Nullable String zone,
+            @Nullable String anchorDay, @Nullable String weekStart, @Nullable String cost,
             @Nullable String mode, @Nullable String failureMode, @Nullable String storeMode, @Nullable String shards,
             @Nullable String whenMissing, @Nullable String scope, @Nullable String enabled,
             @Nullable String matchRouteIds,
@@ -98,6 +99,10 @@ public class RateLimitRulesEndpoint {
         settings.put("window", window);
         settings.put("maxInProgress", maxInProgress);
         settings.put("lease", lease);
+        settings.put("period", period);
+        settings.put("zone", zone);
+        settings.put("anchorDay", anchorDay);
+        settings.put("weekStart", weekStart);
         settings.put("cost", cost);
         settings.put("mode", mode);
         settings.put("failureMode", failureMode);

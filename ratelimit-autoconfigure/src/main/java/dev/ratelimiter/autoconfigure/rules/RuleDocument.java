@@ -22,7 +22,7 @@ final class RuleDocument {
 
     static final Set<String> SCALARS = Set.of("group", "algorithm", "capacity", "refillTokens", "refillPeriod",
             "limit", "window", "maxInProgress", "lease", "cost", "mode", "failureMode", "storeMode", "shards",
-            "whenMissing", "scope", "enabled");
+            "whenMissing", "scope", "enabled", "period", "zone", "anchorDay", "weekStart");
     static final Set<String> MATCH = Set.of("routeIds", "paths", "routeClasses", "tiers", "apiKeys");
     /** The seeds' names for our settings: a document may use either, not both. */
     static final Map<String, String> ALIASES = Map.of("dimension", "key", "burst", "capacity", "match.routes",

@@ -8,6 +8,7 @@ import java.util.Set;
 
 import dev.ratelimiter.autoconfigure.LimitProperties;
 import dev.ratelimiter.autoconfigure.RuleProperties;
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
@@ -183,6 +184,8 @@ final class RuleFactory {
                     settings.getRefillPeriod());
             case SLIDING_WINDOW -> SlidingWindowLimit.of(source, settings.getLimit(), settings.getWindow());
             case CONCURRENCY -> ConcurrencyLimit.of(source, settings.getMaxInProgress(), settings.getLease());
+            case CALENDAR_QUOTA -> CalendarQuotaLimit.of(source, settings.getLimit(), settings.getPeriod(),
+                    settings.getZone(), settings.getAnchorDay(), settings.getWeekStart());
         };
     }
 

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.CalendarPeriods;
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.Rule;
@@ -116,6 +118,23 @@ public final class RuleView {
             view.put("algorithm", "concurrency");
             view.put("maxInProgress", concurrency.maxInProgress());
             view.put("lease", concurrency.lease().toString());
+            return view;
+        }
+
+        @Override
+        public Map<String, Object> calendarQuota(CalendarQuotaLimit quota) {
+            Map<String, Object> view = new LinkedHashMap<>();
+            view.put("algorithm", "calendar-quota");
+            view.put("limit", quota.limit());
+            view.put("period", quota.unit().name().toLowerCase(java.util.Locale.ROOT));
+            view.put("zone", quota.zone().getId());
+            // Only the setting its period takes: a rule read is posted back, and the others are refused there.
+            if (quota.unit() == CalendarPeriods.Unit.MONTH) {
+                view.put("anchorDay", quota.anchorDay());
+            }
+            if (quota.unit() == CalendarPeriods.Unit.WEEK) {
+                view.put("weekStart", quota.weekStart().name().toLowerCase(java.util.Locale.ROOT));
+            }
             return view;
         }
     };
