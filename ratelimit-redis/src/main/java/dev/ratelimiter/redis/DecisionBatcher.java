@@ -238,6 +238,11 @@ final class DecisionBatcher {
         return young >= callsInFlight;
     }
 
+    /** For tests: Redis's clock as this batcher sees it (standalone and Sentinel). */
+    StoreClock clock() {
+        return clock;
+    }
+
     /** For tests: a call that is never answered, as one Lettuce buffered while its connection was lost. */
     void callNeverAnswered() {
         out.add(new OutCall());
