@@ -1,12 +1,15 @@
 package dev.ratelimiter.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.ratelimiter.core.AlgorithmModel;
+import dev.ratelimiter.core.CalendarPeriods;
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
@@ -186,6 +189,92 @@ class ScriptMatchesModelPropertyTest {
                         .as("model refuses what the script refused: " + where).isFalse();
             }
         }
+    }
+
+    record Quota(long limit, String period, String zone, Integer anchorDay, long startMicros, List<Call> calls) {
+    }
+
+    /** Instants a quota's calls start near: daylight-saving days in Berlin, leap February, a year's end. */
+    private static final List<Instant> NEAR = List.of(Instant.parse("2026-03-29T21:00:00Z"),
+            Instant.parse("2026-10-25T22:00:00Z"), Instant.parse("2028-02-28T22:00:00Z"),
+            Instant.parse("2028-02-29T23:00:00Z"), Instant.parse("2026-12-31T20:00:00Z"));
+
+    private static Gen<Quota> quotas() {
+        Gen<String> zones = Gen.elements("UTC", "Europe/Berlin", "America/Santiago", "Asia/Kathmandu");
+        Gen<String> periods = Gen.elements("day", "week", "month");
+        return Gen.zip(Gen.longs(1, 1_000), periods, zones, Gen.ints(1, 31), List::<Object>of).flatMap(drawn -> {
+            long limit = (Long) drawn.get(0);
+            String period = (String) drawn.get(1);
+            Integer anchor = "month".equals(period) ? (Integer) drawn.get(3) : null;
+            long periodMicros = switch (period) {
+                case "day" -> 86_400_000_000L;
+                case "week" -> 7 * 86_400_000_000L;
+                default -> 30 * 86_400_000_000L;
+            };
+            // Mostly calls within a period, some across one or several boundaries.
+            Gen<Long> steps = Gen.frequency(weighted(3, Gen.just(0L)), weighted(6, Gen.longs(1, 60_000_000L)),
+                    weighted(3, Gen.longs(1, periodMicros / 3)), weighted(1, Gen.longs(1, periodMicros * 2)));
+            return Gen.zip(Gen.elements(NEAR), Gen.longs(0, periodMicros), calls(steps, costs(limit)),
+                    (near, offset, calls) -> new Quota(limit, period, (String) drawn.get(2), anchor,
+                            near.getEpochSecond() * 1_000_000L - offset / 4, calls));
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aCalendarQuotaDecidesAndCountsWhatTheModelDoes() {
+        return Property.forAll(quotas()).tries(150).check(ScriptMatchesModelPropertyTest::calendarQuotaMatchesModel);
+    }
+
+    /**
+     * Each call is sent the period holding its target, as the store sends the period holding its view of the
+     * store's clock. A call that ran past that period's end answers reset-after -1 and writes nothing; every other is
+     * decided in the period sent, where the model, whose count does not depend on where in a period a call fell,
+     * must decide the same and count the same.
+     */
+    private static void calendarQuotaMatchesModel(Quota quota) throws Exception {
+        CalendarQuotaLimit limit = CalendarQuotaLimit.of("q.", quota.limit(), quota.period(), quota.zone(),
+                quota.anchorDay(), null);
+        redis.command("FLUSHDB");
+        long target = quota.startMicros();
+        AlgorithmModel model = AlgorithmModel.of(limit, target * 1_000);
+        for (Call call : quota.calls()) {
+            target += call.stepMicros();
+            CalendarPeriods.Span span = limit.spanAt(Instant.ofEpochSecond(0, target * 1_000));
+            long start = span.start().getEpochSecond() * 1_000_000L + span.start().getNano() / 1_000;
+            long end = span.end().getEpochSecond() * 1_000_000L + span.end().getNano() / 1_000;
+            String key = "rl:model:q:" + limit.periodName(span);
+            double before = count(key);
+            long shift = target - serverMicros();
+            List<String> args = List.of("1000", Long.toString(shift), "0", "1", "1", "q",
+                    Long.toString(limit.limit()), start + ":" + end, Integer.toString(call.cost()), "0");
+            List<Long> reply = connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT,
+                    ScriptOutputType.MULTI, new String[] { key }, args.toArray(String[]::new))
+                    .get(5, TimeUnit.SECONDS);
+            String where = quota + " at " + target;
+            if (reply.get(4) == -1L) {
+                assertThat(serverMicros() + shift).as("only a call past its period's end: " + where)
+                        .isGreaterThanOrEqualTo(end);
+                assertThat(count(key)).as("nothing written: " + where).isEqualTo(before);
+                continue;
+            }
+            AlgorithmModel.Step step = model.preview(call.cost(), target * 1_000);
+            assertThat(reply.get(0) == 1L).as("decision: " + where).isEqualTo(step.allowed());
+            assertThat(reply.get(2)).as("remaining: " + where).isEqualTo(step.remaining());
+            assertThat(reply.get(4)).as("reset: to the period's end, " + where).isBetween(0L, end - target);
+            if (step.allowed()) {
+                assertThat(count(key)).as("count: " + where).isEqualTo(step.newValue());
+                model.commit(step);
+            }
+            else {
+                assertThat(reply.get(3)).as("retry-after: the boundary, " + where).isEqualTo(reply.get(4));
+                assertThat(count(key)).as("nothing spent: " + where).isEqualTo(before);
+            }
+        }
+    }
+
+    private static double count(String key) {
+        String value = redis.command("HGET", key, "c");
+        return value == null || value.isBlank() ? 0 : Double.parseDouble(value.trim());
     }
 
     /** A call's outcome and the latest script time it can have run at. */
