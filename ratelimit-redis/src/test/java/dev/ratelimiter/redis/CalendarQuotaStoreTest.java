@@ -230,6 +230,21 @@ class CalendarQuotaStoreTest {
                 .isLessThanOrEqualTo(Duration.ofDays(31).toMillis() + SLACK);
     }
 
+    @Test
+    void aChargeForAPeriodRedisHasLeftIsDropped() throws Exception {
+        long now = serverMicros();
+        Long charged = connection.connection().<Long>script(LimiterScript.CHARGE, ScriptOutputType.INTEGER,
+                new String[] { "rl:{x}:ended", "rl:{x}:current" }, new String[] { "1000",
+                        "q", "100", (now - 2 * 86_400_000_000L) + ":" + (now - 86_400_000_000L), "5", "0",
+                        "q", "100", (now - 1_000_000) + ":" + (now + 86_400_000_000L), "5", "0" })
+                .get(5, TimeUnit.SECONDS);
+        assertThat(charged).isEqualTo(1);
+        assertThat(redis.command("EXISTS", "rl:{x}:ended").trim()).isEqualTo("0");
+        assertThat(redis.command("HGET", "rl:{x}:current", "c").trim()).isEqualTo("5");
+        assertThat(Long.parseLong(redis.command("PTTL", "rl:{x}:current").trim()))
+                .isBetween(86_400_000L - 60_000, 86_400_000L + SLACK);
+    }
+
     /** One request of one quota check placed at {@code targetMicros} on the script's clock; the whole reply. */
     private static List<Long> call(String key, long targetMicros, String bounds, int cost) throws Exception {
         long shift = targetMicros - serverMicros();
