@@ -147,6 +147,35 @@ class CalendarQuotaStoreTest {
         assertThat(redis.command("HGET", today, "c").trim()).isEqualTo("2");
     }
 
+    /**
+     * A view of Redis's clock ahead of it, by a little more than each period: the period computed has not begun there.
+     * (A view behind it cannot last: the call goes stale, and its reply, which carries Redis's time, puts the view
+     * right; the period a call behind meets is the late call above, across midnight.)
+     */
+    @Test
+    void whateverThisJvmBelievesOfRedisClockTheRequestCountsInThePeriodRedisIsIn() {
+        long[] offsets = { TimeUnit.HOURS.toMicros(25), TimeUnit.DAYS.toMicros(8), TimeUnit.DAYS.toMicros(40) };
+        String[][] calendars = { { "day", null }, { "week", null }, { "month", "31" } };
+        for (String[] calendar : calendars) {
+            for (long offset : offsets) {
+                redis.command("FLUSHALL");
+                RedisRateLimitStore off = new RedisRateLimitStore(connection.connection(), keys, false,
+                        Duration.ofSeconds(2));
+                off.batcher().clock().read(serverMicros() + offset, System.nanoTime());
+                Rule rule = new Rule("q", "q", Match.ANY, List.of(Dimension.API_KEY), CalendarQuotaLimit.of("q.", 5,
+                        calendar[0], "Europe/Berlin", calendar[1] == null ? null : Integer.valueOf(calendar[1]),
+                        null), 0, Mode.ENFORCE, FailureMode.LOCAL);
+                Check check = check(rule, "acme", 1);
+                String where = calendar[0] + " seen " + offset + " us off";
+                assertThat(decide(off, check).remaining()).as(where).isEqualTo(4);
+                CalendarQuotaLimit quota = (CalendarQuotaLimit) rule.limit();
+                String expected = keys.bucket(check.bucket()) + ":"
+                        + quota.periodName(quota.spanAt(micros(serverMicros())));
+                assertThat(redis.command("KEYS", "*").trim().split("\n")).as(where).containsExactly(expected);
+            }
+        }
+    }
+
     @Test
     void acrossMidnightOfBerlinsLongestDayTheOldPeriodIsNeverCounted() throws Exception {
         CalendarQuotaLimit quota = CalendarQuotaLimit.of("q.", 10, "day", "Europe/Berlin", null, null);
