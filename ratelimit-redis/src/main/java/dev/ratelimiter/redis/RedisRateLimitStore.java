@@ -31,6 +31,10 @@ import reactor.core.publisher.Mono;
  * (never the reverse: nothing is ever under-counted). A permit such a group granted is the request's like any other
  * and is given back when the refused request ends.
  *
+ * <p>A calendar quota's count is kept per period ({@link QuotaPeriodKeys}): a request is sent the period holding
+ * Redis's time as this JVM last saw it, and sent again for the right one when the script finds its own time outside
+ * it (a call run just across a boundary).
+ *
  * <p>Permits are reported to the request's {@link dev.ratelimiter.core.RequestPermits} from each call's own reply,
  * whenever it lands — also after the caller's timeout — and, when a call failed after it may have run, as possibly
  * granted, so that they are given back in any case.
@@ -183,7 +187,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private CompletableFuture<List<RuleOutcome>> run(List<Check> checks) {
         CompletableFuture<List<Long>> reply = send(checks, -1, 1);
-        if (checks.stream().anyMatch(Check::concurrency)) {
+        boolean takesPermits = false;
+        for (Check check : checks) {
+            takesPermits |= check.concurrency();
+        }
+        if (takesPermits) {
             // Reported before the verdict goes on, so that whoever sees the verdict sees the permits recorded.
             reply = reply.whenComplete((numbers, failure) -> reportPermits(checks, numbers, failure));
         }
