@@ -6,7 +6,10 @@ import java.util.Set;
 
 /**
  * One bucket in this JVM's memory. The arithmetic is the same as in {@code META-INF/scripts/ratelimit/rate_limit.lua},
- * which runs it inside Redis; the two are kept side by side deliberately so each can be read against the other.
+ * which runs it inside Redis; the two are kept side by side deliberately so each can be read against the other. One
+ * difference: when a token bucket's rate changes (a region's share of a global rule), the script credits the time
+ * since its last write at the lower of the two rates, so that a grown share gets no burst; a bucket here credits it at
+ * the rate of the call, which matters only for the short spells it decides on its own (a fallback, a local share).
  */
 abstract sealed class BucketState {
 
