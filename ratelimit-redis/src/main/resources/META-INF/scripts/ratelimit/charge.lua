@@ -46,17 +46,19 @@ for k = 1, #KEYS do
         local tokens = tonumber(state[1])
         local last = tonumber(state[2])
         local last_rate = tonumber(state[3])
-        local credit_rate = rate
+        local credit_rate, cap = rate, p1
         if tokens == nil or last == nil then
             tokens = p1
             last = now
         elseif last > now + fill_us then
             last = now
-        elseif last_rate ~= nil and last_rate < p2 then
-            -- written at a lower rate: the time since then at that one, as the rate-limit script credits it
-            credit_rate = last_rate / 1000000
+        elseif last_rate ~= nil and last_rate ~= p2 then
+            -- written at another rate: the time since then at the lower one, up to the old capacity, as the rate-limit
+            -- script credits it
+            credit_rate = math.min(last_rate, p2) / 1000000
+            cap = math.min(p1, last_rate * p1 / p2)
         end
-        tokens = math.min(p1, tokens + math.max(0, now - last) * credit_rate)
+        tokens = math.min(cap, tokens + math.max(0, now - last) * credit_rate)
         tokens = math.max(-p1, tokens - charge)
         redis.call('HSET', KEYS[k], 't', tokens, 'ts', math.max(now, last), 'r', p2)
         ttl = math.ceil((p1 - tokens) / rate / 1000) + slack_ms

@@ -132,11 +132,15 @@ local function decide(i, base)
             repair, repair_a, repair_b, repair_c = true, math.min(p1, tokens), now, p2
         elseif last_rate ~= nil and last_rate ~= p2 then
             -- The rate changed since the last write (a region's share of a global rule grew or shrank, or the rule was
-            -- edited): the time since then is credited at the lower of the two rates, and the bucket is rebased to now
-            -- on the new one, written even if refused. Crediting it all at the new rate would hand a region whose
-            -- share grew from 5 to 90 the time since its last admission (up to 1 / old rate) at 18 times the rate
-            -- at once: the grow burst. A state without 'r' (written before it was kept) is taken as on this rate.
-            tokens = math.min(p1, tokens + math.max(0, now - last) * math.min(last_rate, p2) / 1000000)
+            -- edited): the time since then is credited at the lower of the two rates, up to the old capacity, and the
+            -- bucket is rebased to now on the new one, written even if refused. Crediting it all at the new rate would
+            -- hand a region whose share grew from 5 to 90 the time since its last admission (up to 1 / old rate) at 18
+            -- times the rate at once: the grow burst. The old capacity is the old rate over this fill time: exact for
+            -- a share (a share keeps its limit's fill time); for an edit that changed the fill time too, the key lived
+            -- at most one old fill time since its write, so at most its level then is credited twice. A state without
+            -- 'r' (written before it was kept) is taken as on this rate.
+            tokens = math.min(p1, last_rate * p1 / p2,
+                tokens + math.max(0, now - last) * math.min(last_rate, p2) / 1000000)
             last = math.max(now, last)
             repair, repair_a, repair_b, repair_c = true, tokens, last, p2
         end

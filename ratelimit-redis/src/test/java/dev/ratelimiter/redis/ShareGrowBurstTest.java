@@ -106,6 +106,21 @@ class ShareGrowBurstTest {
         assertThat(worstFirstSecond).isGreaterThanOrEqualTo(9);
     }
 
+    /**
+     * A region idle on its share of 5 (full again: 5 tokens) that grows to 90 starts from those 5, its old capacity,
+     * not from what 8 s at the old rate would add to its last write without that cap (8): at most 5 + 9 in the first
+     * second.
+     */
+    @Test
+    void anIdleBucketGrowsFromItsOldCapacity() throws Exception {
+        assertThat(call("idle", 0, SMALL)).isTrue(); // 4 left, written at 0
+        int admitted = 0;
+        for (long t = 8_000_000; t < 9_000_000; t += STEP_US) {
+            admitted += call("idle", t, GROWN) ? 1 : 0;
+        }
+        assertThat(admitted).as("admitted in the first second after an idle bucket grew").isBetween(13, 14);
+    }
+
     /** A shrink (90 → 5) caps the bucket at its new capacity at once: a full bucket of 90 lets 5 through, then 0.5/s. */
     @Test
     void aShrunkShareAdmitsItsNewCapacityAndRateAtOnce() throws Exception {
