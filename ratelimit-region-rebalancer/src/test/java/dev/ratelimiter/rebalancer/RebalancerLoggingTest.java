@@ -21,6 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  */
 class RebalancerLoggingTest {
 
+    private static final String ADMIN_METADATA = "org.apache.kafka.clients.admin.internals.AdminMetadataManager";
+
     @Test
     void thePackagedConfigurationLogsKafkaAndEverythingElseAtInfo() throws JoranException {
         LoggerContext context = configured(Map.of());
@@ -30,6 +32,8 @@ class RebalancerLoggingTest {
             assertThat(context.getLogger(name).getEffectiveLevel()).as(name).isEqualTo(Level.INFO);
             assertThat(context.getLogger(name).isDebugEnabled()).as(name).isFalse();
         }
+        assertThat(context.getLogger(ADMIN_METADATA).getEffectiveLevel()).as("thousands of lines a second while no "
+                + "broker answers").isEqualTo(Level.WARN);
     }
 
     @Test
@@ -38,6 +42,8 @@ class RebalancerLoggingTest {
         assertThat(context.getLogger("dev.ratelimiter.rebalancer").getEffectiveLevel()).isEqualTo(Level.DEBUG);
         assertThat(context.getLogger("org.apache.kafka.streams.KafkaStreams").getEffectiveLevel())
                 .isEqualTo(Level.WARN);
+        assertThat(configured(Map.of("KAFKA_LOG_LEVEL", "DEBUG")).getLogger(ADMIN_METADATA).getEffectiveLevel())
+                .as("asked for, Kafka's every logger").isEqualTo(Level.DEBUG);
     }
 
     @Test
