@@ -84,6 +84,7 @@ class RateLimitRegionsAutoConfigurationTest {
             Health health = context.getBean("regionSharesHealthIndicator", HealthIndicator.class).health();
             assertThat(health.getStatus().getCode()).isEqualTo("UP");
             assertThat(health.getDetails()).containsEntry("region", "us-east-1").containsEntry("sharesStale", true)
+                    .containsEntry("sharesReadToEnd", false).containsEntry("sharesHeldToFloor", true)
                     .containsEntry("readingShares", false).containsKey("problem");
             assertThat(context.getBean(RegionShares.class).awaitingShares()).as("held to the floor until read")
                     .isTrue();

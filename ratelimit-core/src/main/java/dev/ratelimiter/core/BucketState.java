@@ -68,7 +68,10 @@ abstract sealed class BucketState {
         }
     };
 
-    /** What the bucket would say to {@code cost} at {@code now}, without changing it. */
+    /**
+     * What the bucket would say to {@code cost} at {@code now}, spending nothing. A token bucket whose rate changed
+     * since it was last brought up to date is rebased on the new one first (see {@link TokenBucket}).
+     */
     abstract Preview preview(Limit limit, int cost, long nowNanos);
 
     /** What the bucket would say to {@code check} at {@code now}, without changing it. */
@@ -157,6 +160,13 @@ abstract sealed class BucketState {
         }
     }
 
+    /**
+     * A token bucket. Its rate may change between calls (a region's share of a global rule grows or shrinks, a rule is
+     * edited): the time since it was last brought up to date is then credited at the lower of the two rates, up to the
+     * old capacity (the old rate over the new fill time, exact for a share), and the bucket goes on at the new one, as
+     * rate_limit.lua does with its {@code r} field. Crediting that time at the new rate would hand a share grown from
+     * 5 to 90 all of it at 18 times the old rate at once.
+     */
     static final class TokenBucket extends BucketState {
 
         private double tokens;
@@ -164,12 +174,15 @@ abstract sealed class BucketState {
         /** The level it started from, and when: had it spent nothing since, it would hold that plus the refill. */
         private double startTokens;
         private long startNanos;
+        /** The refill rate (tokens per nanosecond) its level and start were last brought up to date at. */
+        private double perNano;
 
         TokenBucket(TokenBucketLimit limit, long nowNanos) {
             this.tokens = limit.capacity();
             this.lastRefillNanos = nowNanos;
             this.startTokens = tokens;
             this.startNanos = nowNanos;
+            this.perNano = limit.tokensPerSecond() / 1e9;
         }
 
         @Override
@@ -178,11 +191,28 @@ abstract sealed class BucketState {
             lastRefillNanos = nowNanos;
             startTokens = tokens;
             startNanos = nowNanos;
+            perNano = ((TokenBucketLimit) limit).tokensPerSecond() / 1e9;
+        }
+
+        /** Brings the bucket up to {@code now} at the lower rate if {@code bucket}'s is not the one it was kept at. */
+        private void followRate(TokenBucketLimit bucket, long nowNanos) {
+            double rate = bucket.tokensPerSecond() / 1e9;
+            if (rate == perNano) {
+                return;
+            }
+            double credited = Math.min(rate, perNano);
+            double cap = Math.min(bucket.capacity(), perNano * bucket.capacity() / rate);
+            tokens = Math.min(cap, tokens + Math.max(0, nowNanos - lastRefillNanos) * credited);
+            startTokens = Math.min(cap, startTokens + Math.max(0, nowNanos - startNanos) * credited);
+            lastRefillNanos = Math.max(lastRefillNanos, nowNanos);
+            startNanos = Math.max(startNanos, nowNanos);
+            perNano = rate;
         }
 
         @Override
         Owed settleOwed(Limit limit, long nowNanos) {
             TokenBucketLimit bucket = (TokenBucketLimit) limit;
+            followRate(bucket, nowNanos);
             double level = levelAt(bucket, nowNanos);
             double untouched = Math.min(bucket.capacity(),
                     startTokens + Math.max(0, nowNanos - startNanos) * bucket.tokensPerSecond() / 1e9);
@@ -201,7 +231,7 @@ abstract sealed class BucketState {
         @Override
         Preview preview(Limit limit, int cost, long nowNanos) {
             TokenBucketLimit bucket = (TokenBucketLimit) limit;
-            double perNano = bucket.tokensPerSecond() / 1e9;
+            followRate(bucket, nowNanos);
             double available = levelAt(bucket, nowNanos);
             boolean allowed = available >= cost;
             double after = allowed ? available - cost : available;

@@ -63,6 +63,7 @@ public final class RegionShareListener implements AutoCloseable {
     private final AtomicLong mismatched = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean assigned;
+    private volatile boolean readToEnd;
     private boolean failing;
 
     /**
@@ -151,6 +152,7 @@ public final class RegionShareListener implements AutoCloseable {
                 return;
             }
         }
+        readToEnd = true;
         shares.sharesRead();
         logger.info("Region shares read: {} buckets hold a moved share here", shares.moved());
     }
@@ -261,7 +263,32 @@ public final class RegionShareListener implements AutoCloseable {
                 && ruleShape.equals(rule.id() + "@" + rule.limit().shape());
     }
 
-    /** Whether the topic has been read to where it ended at start-up (so the shares in force are known). */
+    /**
+     * Whether the topic has been read to where it ended when this listener found it: the shares the rebalancer had
+     * published are the ones in force here. Stays true (a later outage shows as stale shares, not here). False while
+     * it is read, and also when the topic does not exist or could not be read within {@code staleAfter} (the default
+     * split applies then: see {@link #heldToFloor}).
+     */
+    public boolean readToEnd() {
+        return readToEnd;
+    }
+
+    /**
+     * Whether global buckets without a share still hold only the floor: until the topic is read to its end, found
+     * missing, or {@code staleAfter} has passed without reading it.
+     */
+    public boolean heldToFloor() {
+        return shares.awaitingShares();
+    }
+
+    /**
+     * What the health detail {@code readingShares} showed: true once the topic was found and the floor lifted, whether
+     * by reading it to its end or by giving up after {@code staleAfter}; false while still reading (the name reads
+     * the other way round).
+     *
+     * @deprecated for {@link #readToEnd} and {@link #heldToFloor}; kept for the deprecated health detail, one release
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public boolean reading() {
         return assigned && !shares.awaitingShares();
     }

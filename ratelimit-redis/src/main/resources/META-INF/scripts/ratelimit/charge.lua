@@ -8,7 +8,8 @@
 --                          ('<start us>:<end us>', the key naming the period), tokens to charge (a sliding window:
 --                          to the window in progress), a sliding window's charge to the window before (0 otherwise)
 --
--- Token bucket: refilled to now exactly as the rate-limit script does (same fields, same clock rules), then the charge
+-- Token bucket: refilled to now exactly as the rate-limit script does (same fields, same clock rules, the time since a
+-- write at another rate credited at the lower of the two), then the charge
 -- is taken, down to a debt of at most one capacity: a client the fallback admitted too much is refused until the
 -- bucket has refilled past it, and never for longer than twice the time to fill it. Its TTL covers that refill.
 -- Sliding window: each charge is added to its window's count (the window in progress, the one before), at most one
@@ -44,18 +45,25 @@ for k = 1, #KEYS do
     if kind == 't' then
         local rate = p2 / 1000000
         local fill_us = p1 / rate
-        local state = read_hash(KEYS[k], 't', 'ts')
+        local state = read_hash(KEYS[k], 't', 'ts', 'r')
         local tokens = tonumber(state[1])
         local last = tonumber(state[2])
+        local last_rate = tonumber(state[3])
+        local credit_rate, cap = rate, p1
         if tokens == nil or last == nil then
             tokens = p1
             last = now
         elseif last > now + fill_us then
             last = now
+        elseif last_rate ~= nil and last_rate ~= p2 then
+            -- written at another rate: the time since then at the lower one, up to the old capacity, as the rate-limit
+            -- script credits it
+            credit_rate = math.min(last_rate, p2) / 1000000
+            cap = math.min(p1, last_rate * p1 / p2)
         end
-        tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
+        tokens = math.min(cap, tokens + math.max(0, now - last) * credit_rate)
         tokens = math.max(-p1, tokens - charge)
-        redis.call('HSET', KEYS[k], 't', tokens, 'ts', math.max(now, last))
+        redis.call('HSET', KEYS[k], 't', tokens, 'ts', math.max(now, last), 'r', p2)
         ttl = math.ceil((p1 - tokens) / rate / 1000) + slack_ms
     elseif kind == 'w' then
         local window_us = p2 * 1000

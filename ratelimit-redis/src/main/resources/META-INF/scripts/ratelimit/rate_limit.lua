@@ -42,7 +42,10 @@
 -- moved to the new clock, its tokens or counts unchanged) is written even when the request is refused: it spends
 -- nothing, and without it the next call would find the same far-ahead time and refuse again, until the old clock.
 --
--- Token bucket state: { t = tokens (fractional), ts = last refill (us) }. TTL: time to fill + slack.
+-- Token bucket state: { t = tokens (fractional), ts = last refill (us), r = the rate (tokens per second) it was
+-- written at }. TTL: time to fill + slack. A call on another rate than r credits the time since ts at the lower of
+-- the two and rebases the bucket on its own rate (see 't' below): a rate change never credits time already past
+-- at the new rate.
 -- Sliding window state: { w = window index, c = count in window w, p = count in window w - 1 }. TTL: two windows
 -- + slack. The estimate weights the previous window by the share of it still in view.
 -- Calendar quota state: { c = count in the period }, one key per client and period (the gateway computes the period
@@ -152,20 +155,34 @@ local function decide(i, base)
     elseif kind == 't' then
         local rate = p2 / 1000000
         local fill_us = p1 / rate
-        local state = redis.pcall('HMGET', key, 't', 'ts')
-        local tokens, last
+        local state = redis.pcall('HMGET', key, 't', 'ts', 'r')
+        local tokens, last, last_rate
         if state.err then
             redis.call('DEL', key)
         else
             tokens = tonumber(state[1])
             last = tonumber(state[2])
+            last_rate = tonumber(state[3])
         end
         if tokens == nil or last == nil then
             tokens = p1
             last = now
         elseif last > now + fill_us then
             last = now
-            repair, repair_a, repair_b = true, math.min(p1, tokens), now
+            repair, repair_a, repair_b, repair_c = true, math.min(p1, tokens), now, p2
+        elseif last_rate ~= nil and last_rate ~= p2 then
+            -- The rate changed since the last write (a region's share of a global rule grew or shrank, or the rule was
+            -- edited): the time since then is credited at the lower of the two rates, up to the old capacity, and the
+            -- bucket is rebased to now on the new one, written even if refused. Crediting it all at the new rate would
+            -- hand a region whose share grew from 5 to 90 the time since its last admission (up to 1 / old rate) at 18
+            -- times the rate at once: the grow burst. The old capacity is the old rate over this fill time: exact for
+            -- a share (a share keeps its limit's fill time); for an edit that changed the fill time too, the key lived
+            -- at most one old fill time since its write, so at most its level then is credited twice. A state without
+            -- 'r' (written before it was kept) is taken as on this rate.
+            tokens = math.min(p1, last_rate * p1 / p2,
+                tokens + math.max(0, now - last) * math.min(last_rate, p2) / 1000000)
+            last = math.max(now, last)
+            repair, repair_a, repair_b, repair_c = true, tokens, last, p2
         end
         local paused_us = math.max(0, last - now)
         tokens = math.min(p1, tokens + math.max(0, now - last) * rate)
@@ -173,7 +190,7 @@ local function decide(i, base)
             allowed = 1
             remaining = tokens - cost
             retry_us = 0
-            write, write_a, write_b = true, remaining, math.max(now, last)
+            write, write_a, write_b, write_c = true, remaining, math.max(now, last), p2
         else
             allowed = 0
             remaining = tokens
@@ -259,7 +276,7 @@ local o = 0
 -- A token bucket's, a window's or a quota's state, and its lifetime.
 local function write_state(key, kind, ttl, a, b, c)
     if kind == 't' then
-        redis.call('HSET', key, 't', a, 'ts', b)
+        redis.call('HSET', key, 't', a, 'ts', b, 'r', c)
     elseif kind == 'q' then
         redis.call('HSET', key, 'c', a)
     else

@@ -202,7 +202,6 @@ class ScriptClockStepsTest {
     }
 
     private static long serverNow() {
-        String[] parts = redis.command("TIME").trim().split("\\s+");
-        return Long.parseLong(parts[0]) * 1_000_000 + Long.parseLong(parts[1]);
+        return RedisTime.micros(redis);
     }
 }

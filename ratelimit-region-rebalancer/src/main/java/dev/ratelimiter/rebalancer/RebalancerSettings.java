@@ -38,6 +38,10 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
         String stateDir, Map<String, Double> weights, double floor, double headroom, Duration interval,
         Duration growDelay, Duration idleAfter, Duration reportTtl, Duration forgetLostAfter) {
 
+    /** The levels logback knows, in {@code LOG_LEVEL} and {@code KAFKA_LOG_LEVEL} (any case). */
+    private static final List<String> LOG_LEVELS = List.of("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR",
+            "OFF");
+
     public RebalancerSettings {
         weights = new TreeMap<>(weights);
         if (weights.isEmpty()) {
@@ -64,6 +68,21 @@ public record RebalancerSettings(String bootstrapServers, String usageTopic, Str
                         "10s")), duration("IDLE_AFTER", lookup.get("IDLE_AFTER", "60s")),
                 duration("REPORT_TTL", lookup.get("REPORT_TTL", "15s")),
                 duration("FORGET_LOST_AFTER", lookup.get("FORGET_LOST_AFTER", "10m")));
+    }
+
+    /**
+     * Refuses a {@code LOG_LEVEL} or {@code KAFKA_LOG_LEVEL} (read by the packaged {@code logback.xml}) that is not a
+     * level: logback would read it as DEBUG, the volume the file is there to prevent.
+     */
+    public static void requireLogLevels(Properties systemProperties, Map<String, String> environment) {
+        for (String name : List.of("LOG_LEVEL", "KAFKA_LOG_LEVEL")) {
+            // As logback looks it up: a system property first, then the environment; set but blank is DEBUG there too.
+            String level = systemProperties.getProperty(name, environment.get(name));
+            if (level != null && !LOG_LEVELS.contains(level.trim().toUpperCase(Locale.ROOT))) {
+                throw new IllegalArgumentException(name + " must be one of " + String.join(", ", LOG_LEVELS)
+                        + ", but was '" + level + "' (logback would read it as DEBUG)");
+            }
+        }
     }
 
     /** The regions, sorted by name: the order of every share vector. */

@@ -54,6 +54,7 @@ public final class RegionRebalancerApplication implements AutoCloseable {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        RebalancerSettings.requireLogLevels(System.getProperties(), System.getenv());
         RegionRebalancerApplication application = start(RebalancerSettings.from(System.getProperties(),
                 System.getenv()));
         Runtime.getRuntime().addShutdownHook(new Thread(application::close, "region-rebalancer-shutdown"));

@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
@@ -33,6 +35,9 @@ class SampleMvcGatewayTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    ClientIdKeyring clientIds;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws IOException {
@@ -58,6 +63,13 @@ class SampleMvcGatewayTest {
             assertThat(probe.statusCode()).isEqualTo(200);
             assertThat(probe.body()).contains("up");
         }
+    }
+
+    /** The sample's DEMO ONLY client-id secret is in force (and long enough), so no warning that it is unset. */
+    @Test
+    void clientIdsAreKeyedByTheDemoSecret() {
+        assertThat(clientIds.current().isKeyed()).isTrue();
+        assertThat(clientIds.current().scheme()).startsWith("hmac:");
     }
 
     /**

@@ -53,6 +53,8 @@ class SampleGatewayWithoutRedisTest {
         assertThat(last.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
         assertThat(last.getResponseBody()).contains("\"error\":\"rate_limited\"");
         assertThat(output).containsOnlyOnce("Redis is not reachable");
+        assertThat(output).as("the sample's demo secret: the one warning a new user sees is about Redis")
+                .doesNotContain("ratelimit.client-id.secret is not set");
     }
 
     @Test
