@@ -1,0 +1,224 @@
+package dev.ratelimiter.autoconfigure.rules;
+
+import java.security.Principal;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+
+import dev.ratelimiter.autoconfigure.KafkaBootstrapServers;
+import dev.ratelimiter.autoconfigure.RulesApiProperties;
+import dev.ratelimiter.core.ClientIdKeyring;
+import dev.ratelimiter.core.InvalidLimitException;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.RuleAdmin;
+import dev.ratelimiter.core.RuleSetFactory;
+import dev.ratelimiter.core.WhatIfReplay;
+import dev.ratelimiter.core.WhatIfReport;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationContext;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.util.ClassUtils;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code POST <rules>/{ruleId}/what-if}: what a proposed rule would have refused of the traffic recorded in a time
+ * range, from the decision-event topic, before it is even in shadow ({@link WhatIfReplay}). It changes nothing, so a
+ * viewer may run it, as a viewer may read the rules (the report names clients by their hashed ids only, as the rules
+ * show API keys); what it costs - a Kafka read and a replay in this JVM - is bounded instead: a range of at most
+ * {@code max-range} and {@code max-events}, one deadline, and {@code max-concurrent} replays at once. Synchronous: a
+ * reactive server calls it off its event loop.
+ */
+public final class WhatIfOperations {
+
+    /** Below a rule, where the rules API has nothing: rule ids hold no '/'. */
+    public static final String PATH = "/{ruleId}/what-if";
+
+    private final RulesApiOperations api;
+    private final RuleAdmin admin;
+    private final ClientIdKeyring keyring;
+    private final @Nullable WhatIfEvents events;
+    private final RulesApiProperties.WhatIf settings;
+    private final Semaphore running;
+
+    WhatIfOperations(RulesApiOperations api, RuleAdmin admin, ClientIdKeyring keyring, @Nullable WhatIfEvents events,
+            RulesApiProperties.WhatIf settings) {
+        this.api = api;
+        this.admin = admin;
+        this.keyring = keyring;
+        this.events = events;
+        this.settings = settings;
+        this.running = new Semaphore(Math.max(1, settings.getMaxConcurrent()));
+    }
+
+    /**
+     * The replay beside the rules API, reading the topic the gateway's events go to; without Kafka configured (or its
+     * client on the class path) it answers 409 and says so.
+     */
+    public static WhatIfOperations of(ApplicationContext context, RulesApiOperations api) {
+        Environment environment = context.getEnvironment();
+        Binder binder = Binder.get(environment);
+        RulesApiProperties.WhatIf settings = binder.bind(RulesApiMount.PREFIX + ".what-if",
+                RulesApiProperties.WhatIf.class).orElseGet(RulesApiProperties.WhatIf::new);
+        return new WhatIfOperations(api, context.getBean(RuleAdmin.class),
+                context.getBean(RuleSetFactory.class).definitions().keyring(), kafkaEvents(environment, binder),
+                settings);
+    }
+
+    private static @Nullable WhatIfEvents kafkaEvents(Environment environment, Binder binder) {
+        String servers = KafkaBootstrapServers.forEvents(environment);
+        boolean enabled = binder.bind("ratelimit.events.kafka.enabled", Boolean.class).orElse(true);
+        ClassLoader loader = WhatIfOperations.class.getClassLoader();
+        if (servers == null || !enabled || !ClassUtils.isPresent("org.apache.kafka.clients.consumer.KafkaConsumer",
+                loader) || !ClassUtils.isPresent("dev.ratelimiter.kafka.DecisionEventRange", loader)) {
+            return null;
+        }
+        return new KafkaWhatIfEvents(servers,
+                binder.bind("ratelimit.events.kafka.topic", String.class).orElse("ratelimit.decisions"));
+    }
+
+    /**
+     * @param body {@code {"rule": <rule document>, "from": <instant>, "to": <instant>}}, read only once the caller's
+     * role and the content type have passed
+     */
+    public RulesApiOperations.Answer whatIf(Principal caller, String id, HttpHeaders headers, Supplier<byte[]> body,
+            String instance) {
+        return api.as(caller, false, instance, () -> {
+            RuleDocumentReader.checkType(headers);
+            JsonNode request = RuleDocumentReader.tree(body.get(), "what-if request");
+            Instant from = instant(request, "from");
+            Instant to = instant(request, "to");
+            checkRange(from, to);
+            WhatIfReplay replay = replay(id, request);
+            if (events == null) {
+                return RuleProblems.answer(instance, HttpStatus.CONFLICT, "events_not_configured", null,
+                        "A what-if replays the decision events recorded in Kafka, and this gateway sends none there: "
+                        + "set ratelimit.events.kafka.bootstrap-servers (or spring.kafka.bootstrap-servers) and "
+                        + "put spring-kafka on the class path.");
+            }
+            if (!running.tryAcquire()) {
+                return RuleProblems.answer(instance, HttpStatus.TOO_MANY_REQUESTS, "replay_busy", null,
+                        "At most " + settings.getMaxConcurrent() + " what-if replay(s) run at once on this instance; "
+                        + "try again when the one running has answered.");
+            }
+            try {
+                WhatIfEvents.Recorded recorded = events.read(from, to, settings.getMaxEvents(),
+                        settings.getTimeout());
+                recorded.events().forEach(replay::replay);
+                return answer(id, from, to, recorded.malformed(), replay.report(TOP_CLIENTS));
+            }
+            catch (WhatIfEvents.TooMany ex) {
+                return RuleProblems.answer(instance, HttpStatus.BAD_REQUEST, "range_too_large", "from",
+                        ex.getMessage());
+            }
+            catch (WhatIfEvents.Unavailable ex) {
+                return RuleProblems.answer(instance, HttpStatus.SERVICE_UNAVAILABLE, "events_unavailable", null,
+                        "The decision events could not be read: " + ex.getMessage());
+            }
+            finally {
+                running.release();
+            }
+        });
+    }
+
+    /** How many clients the report names as the most refused. */
+    static final int TOP_CLIENTS = 20;
+
+    private WhatIfReplay replay(String id, JsonNode request) {
+        JsonNode document = request.get("rule");
+        if (document == null || document.isNull()) {
+            throw refusal(HttpStatus.BAD_REQUEST, "malformed_document", "rule",
+                    "A what-if request holds the proposed rule under \"rule\", as PUT takes it.");
+        }
+        RuleDocumentReader.Read read = RuleDocumentReader.read(id, document, "rule");
+        try {
+            Rule rule = admin.proposed(id, read.settings());
+            return new WhatIfReplay(rule, keyring);
+        }
+        catch (InvalidLimitException ex) {
+            String field = RuleDocument.field(id, ex.setting(), document);
+            String message = ex.getMessage();
+            if (field != null && ex.setting() != null) {
+                message = message.replace(ex.setting(), field);
+            }
+            throw refusal("id".equals(ex.setting()) ? HttpStatus.BAD_REQUEST : HttpStatus.UNPROCESSABLE_CONTENT,
+                    "invalid_rule", field == null ? null : "rule." + field, message);
+        }
+    }
+
+    private void checkRange(Instant from, Instant to) {
+        if (!to.isAfter(from)) {
+            throw refusal(HttpStatus.BAD_REQUEST, "invalid_range", "to", "\"to\" (" + to + ") must come after \"from\" ("
+                    + from + ").");
+        }
+        Duration range = Duration.between(from, to);
+        if (range.compareTo(settings.getMaxRange()) > 0) {
+            throw refusal(HttpStatus.BAD_REQUEST, "range_too_large", "from", "The range covers " + range
+                    + "; a replay covers at most " + settings.getMaxRange() + " (ratelimit.rules-api.what-if"
+                    + ".max-range).");
+        }
+    }
+
+    private static Instant instant(JsonNode request, String field) {
+        JsonNode value = request.isObject() ? request.get(field) : null;
+        if (value == null || !value.isString()) {
+            throw refusal(HttpStatus.BAD_REQUEST, "invalid_range", field, "\"" + field + "\" is required: an "
+                    + "ISO-8601 instant such as 2026-12-01T10:00:00Z.");
+        }
+        try {
+            return Instant.parse(value.stringValue());
+        }
+        catch (DateTimeException ex) {
+            throw refusal(HttpStatus.BAD_REQUEST, "invalid_range", field, "\"" + field + "\" is '"
+                    + value.stringValue() + "', which is no ISO-8601 instant (2026-12-01T10:00:00Z).");
+        }
+    }
+
+    private static RuleApiRefusal refusal(HttpStatus status, String error, @Nullable String field, String message) {
+        return new RuleApiRefusal(status, error, field, message);
+    }
+
+    private RulesApiOperations.Answer answer(String id, Instant from, Instant to, long malformed,
+            WhatIfReport report) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("rule", id);
+        body.put("from", from.toString());
+        body.put("to", to.toString());
+        body.put("events", report.events());
+        body.put("malformed", malformed);
+        body.put("matched", report.matched());
+        body.put("refused", report.refused());
+        body.put("notMatched", report.notMatched());
+        body.put("unjudged", report.unjudged());
+        body.put("costAssumed", report.costAssumed());
+        body.put("topRefused", report.topRefused().stream().map(client -> row(client.client(), null,
+                client.requests(), client.refused())).toList());
+        List<WhatIfReport.ClientHour> hours = report.clientHours();
+        body.put("clientHoursTruncated", hours.size() > settings.getMaxRows());
+        body.put("clientHours", hours.stream().limit(settings.getMaxRows())
+                .map(row -> row(row.client(), row.hourStart(), row.requests(), row.refused())).toList());
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.APPLICATION_JSON);
+        headers.set(HttpHeaders.CACHE_CONTROL, "no-store");
+        return new RulesApiOperations.Answer(HttpStatus.OK, headers, body);
+    }
+
+    private static Map<String, Object> row(String client, @Nullable Instant hour, long requests, long refused) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("client", client);
+        if (hour != null) {
+            row.put("hourStart", hour.toString());
+        }
+        row.put("requests", requests);
+        row.put("refused", refused);
+        return row;
+    }
+}
