@@ -16,15 +16,26 @@ import java.util.stream.Collectors;
  * to the rule's buckets as the store's script would have been asked, with the same arithmetic ({@link BucketState}),
  * at the event's time.
  *
- * <p>Every arrival is replayed, whatever the rules in force decided of it: the question is what the proposed rule
- * would have refused of the traffic that came, not of the traffic that got through. The rule is judged alone, as if
+ * <p>By default every arrival is replayed, whatever the rules in force decided of it ({@link Traffic#ARRIVALS}): the
+ * question is what the proposed rule would have refused of the traffic that came, not of the traffic that got through.
+ * {@link Traffic#ADMITTED} replays only what the rules in force let through, which is what shadow mode sees: the
+ * script charges no bucket of a request an enforced rule refused. The rule is judged alone, as if
  * it applied wherever it matches (a more specific rule of its group is not looked for). An event that lacks what the
  * rule's match or key needs (events carry no path, user, tenant or client address) is counted as not judged, by the
  * reason, never guessed at.
  */
 public final class WhatIfReplay {
 
+    /** Which recorded requests the proposed rule is offered. */
+    public enum Traffic {
+        /** Every request that arrived. */
+        ARRIVALS,
+        /** Only requests the rules in force let through ({@code allowed}, {@code shadow_denied}): as shadow mode. */
+        ADMITTED
+    }
+
     private final Rule rule;
+    private final Traffic traffic;
     private final String scheme;
     private final Set<String> clientIds;
     private final Map<String, BucketState> buckets = new HashMap<>();
@@ -32,6 +43,7 @@ public final class WhatIfReplay {
     private final Map<String, Long> unjudged = new TreeMap<>();
     private long events;
     private long notMatched;
+    private long refusedInForce;
     private Instant last = Instant.MIN;
 
     /**
@@ -40,11 +52,17 @@ public final class WhatIfReplay {
      * rule's API keys against
      */
     public WhatIfReplay(Rule rule, ClientIdKeyring keyring) {
+        this(rule, keyring, Traffic.ARRIVALS);
+    }
+
+    /** A replay of {@code traffic} only. */
+    public WhatIfReplay(Rule rule, ClientIdKeyring keyring, Traffic traffic) {
         if (rule.limit().capsInProgress()) {
             throw new InvalidLimitException("limit.algorithm", "rule '" + rule.id() + "' caps requests in progress; "
                     + "decision events do not record when a request ended, so it cannot be replayed.");
         }
         this.rule = rule;
+        this.traffic = traffic;
         this.scheme = keyring.current().scheme();
         this.clientIds = rule.match().apiKeys().stream().map(keyring::hashed)
                 .filter(hashed -> hashed != null && hashed.scheme().equals(scheme)).map(HashedApiKey::clientId)
@@ -59,6 +77,11 @@ public final class WhatIfReplay {
         }
         last = event.time();
         events++;
+        if (traffic == Traffic.ADMITTED && event.verdict() != DecisionEvent.Verdict.ALLOWED
+                && event.verdict() != DecisionEvent.Verdict.SHADOW_DENIED) {
+            refusedInForce++;
+            return;
+        }
         String notJudged = notJudged(event);
         if (notJudged != null) {
             unjudged.merge(notJudged, 1L, Long::sum);
@@ -113,8 +136,8 @@ public final class WhatIfReplay {
                 .sorted(WhatIfReport.ClientTotal.MOST_REFUSED).limit(top).toList();
         long matched = rows.stream().mapToLong(WhatIfReport.ClientHour::requests).sum();
         long refused = rows.stream().mapToLong(WhatIfReport.ClientHour::refused).sum();
-        return new WhatIfReport(events, matched, refused, notMatched, new LinkedHashMap<>(unjudged), rows,
-                topRefused, rule.cost() == 0);
+        return new WhatIfReport(events, matched, refused, notMatched, refusedInForce, new LinkedHashMap<>(unjudged),
+                rows, topRefused, rule.cost() == 0);
     }
 
     /** Why the event cannot be judged against the rule, or null when it can. */

@@ -12,13 +12,14 @@ import java.util.Map;
  * @param matched of which the rule applied to (judged and matching, with a bucket)
  * @param refused of which it would have refused
  * @param notMatched judged, but the rule would not have applied
+ * @param refusedInForce left out: refused by the rules in force, when only admitted traffic is replayed
  * @param unjudged events that lack what the rule's match or key needs, by what they lack
  * @param clientHours per client and hour (event time, UTC), most refused first
  * @param topRefused the clients with the most refusals over the whole range
  * @param costAssumed whether the rule takes the route's cost, which events do not record: each request counted 1
  */
-public record WhatIfReport(long events, long matched, long refused, long notMatched, Map<String, Long> unjudged,
-        List<ClientHour> clientHours, List<ClientTotal> topRefused, boolean costAssumed) {
+public record WhatIfReport(long events, long matched, long refused, long notMatched, long refusedInForce,
+        Map<String, Long> unjudged, List<ClientHour> clientHours, List<ClientTotal> topRefused, boolean costAssumed) {
 
     /** The client of requests without an API key. */
     public static final String NO_CLIENT = "(none)";

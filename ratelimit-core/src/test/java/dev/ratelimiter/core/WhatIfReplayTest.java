@@ -114,6 +114,27 @@ class WhatIfReplayTest {
     }
 
     @Test
+    void admittedTrafficLeavesOutWhatTheRulesInForceRefusedAsShadowModeDoes() {
+        Limit two = TokenBucketLimit.of("proposed", 2, 1, Duration.ofHours(1));
+        Map<WhatIfReplay.Traffic, WhatIfReport> reports = new HashMap<>();
+        for (WhatIfReplay.Traffic traffic : WhatIfReplay.Traffic.values()) {
+            WhatIfReplay replay = new WhatIfReplay(rule(Match.ANY, List.of(Dimension.API_KEY), two, Scope.REGIONAL),
+                    ClientIdKeyring.unkeyed(), traffic);
+            for (int i = 0; i < 4; i++) {
+                DecisionEvent.Verdict verdict = i % 2 == 0 ? DecisionEvent.Verdict.DENIED
+                        : DecisionEvent.Verdict.ALLOWED;
+                replay.replay(new DecisionEvent(START.plusSeconds(i), "a", "free", "api", "default", verdict,
+                        "evaluated", "store", null, -1, -1, List.of(), null, null, "gw-1", "eu"));
+            }
+            reports.put(traffic, replay.report(5));
+        }
+        assertThat(reports.get(WhatIfReplay.Traffic.ARRIVALS).refused()).isEqualTo(2);
+        assertThat(reports.get(WhatIfReplay.Traffic.ADMITTED).refused()).isZero();
+        assertThat(reports.get(WhatIfReplay.Traffic.ADMITTED).refusedInForce()).isEqualTo(2);
+        assertThat(reports.get(WhatIfReplay.Traffic.ADMITTED).matched()).isEqualTo(2);
+    }
+
+    @Test
     void eachRegionHoldsTheWholeLimitOfARegionalRuleAndSharesOneBucketOfAGlobalOne() {
         Limit one = TokenBucketLimit.of("proposed", 1, 1, Duration.ofHours(1));
         for (Scope scope : Scope.values()) {

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimiter.autoconfigure.KafkaBootstrapServers;
 import dev.ratelimiter.autoconfigure.RulesApiProperties;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.Rule;
@@ -31,11 +32,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code POST <rules>/{ruleId}/what-if}: what a proposed rule would have refused of the traffic recorded in a time
- * range, from the decision-event topic, before it is even in shadow ({@link WhatIfReplay}). It changes nothing, so a
- * viewer may run it, as a viewer may read the rules (the report names clients by their hashed ids only, as the rules
- * show API keys); what it costs - a Kafka read and a replay in this JVM - is bounded instead: a range of at most
- * {@code max-range} and {@code max-events}, one deadline, and {@code max-concurrent} replays at once. Synchronous: a
- * reactive server calls it off its event loop.
+ * range, from the decision-event topic, before it is even in shadow ({@link WhatIfReplay}). It changes nothing, yet it
+ * is the admin's: it reads every client's recorded traffic and costs this instance a Kafka read and a replay, and as a
+ * POST it is what the operator filter gives the admin alone (a viewer's reads are GET and HEAD). What it costs is
+ * bounded too: a range of at most {@code max-range} and {@code max-events}, one deadline, and {@code max-concurrent}
+ * replays at once. Synchronous: a reactive server calls it off its event loop.
  */
 public final class WhatIfOperations {
 
@@ -91,13 +92,19 @@ public final class WhatIfOperations {
      */
     public RulesApiOperations.Answer whatIf(Principal caller, String id, HttpHeaders headers, Supplier<byte[]> body,
             String instance) {
+        if (!api.mayWrite(caller)) {
+            return RuleProblems.answer(instance, HttpStatus.FORBIDDEN, "forbidden", null, "A what-if replay needs "
+                    + "the " + OperatorAccounts.Role.ADMIN.roleName() + " role: it reads every client's recorded "
+                    + "traffic and costs this instance a Kafka read.");
+        }
         return api.as(caller, false, instance, () -> {
             RuleDocumentReader.checkType(headers);
             JsonNode request = RuleDocumentReader.tree(body.get(), "what-if request");
             Instant from = instant(request, "from");
             Instant to = instant(request, "to");
             checkRange(from, to);
-            WhatIfReplay replay = replay(id, request);
+            WhatIfReplay.Traffic traffic = traffic(request);
+            WhatIfReplay replay = replay(id, request, traffic);
             if (events == null) {
                 return RuleProblems.answer(instance, HttpStatus.CONFLICT, "events_not_configured", null,
                         "A what-if replays the decision events recorded in Kafka, and this gateway sends none there: "
@@ -113,7 +120,7 @@ public final class WhatIfOperations {
                 WhatIfEvents.Recorded recorded = events.read(from, to, settings.getMaxEvents(),
                         settings.getTimeout());
                 recorded.events().forEach(replay::replay);
-                return answer(id, from, to, recorded.malformed(), replay.report(TOP_CLIENTS));
+                return answer(id, from, to, traffic, recorded.malformed(), replay.report(TOP_CLIENTS));
             }
             catch (WhatIfEvents.TooMany ex) {
                 return RuleProblems.answer(instance, HttpStatus.BAD_REQUEST, "range_too_large", "from",
@@ -132,7 +139,23 @@ public final class WhatIfOperations {
     /** How many clients the report names as the most refused. */
     static final int TOP_CLIENTS = 20;
 
-    private WhatIfReplay replay(String id, JsonNode request) {
+    /** {@code "traffic"}: every arrival (the default), or only what the rules in force admitted, as shadow mode sees. */
+    private static WhatIfReplay.Traffic traffic(JsonNode request) {
+        JsonNode value = request.get("traffic");
+        if (value == null || value.isNull()) {
+            return WhatIfReplay.Traffic.ARRIVALS;
+        }
+        for (WhatIfReplay.Traffic traffic : WhatIfReplay.Traffic.values()) {
+            if (value.isString() && traffic.name().equalsIgnoreCase(value.stringValue())) {
+                return traffic;
+            }
+        }
+        throw refusal(HttpStatus.BAD_REQUEST, "invalid_traffic", "traffic", "\"traffic\" is \"arrivals\" (every "
+                + "request that came, the default) or \"admitted\" (only what the rules in force let through, as "
+                + "shadow mode sees), not " + value + ".");
+    }
+
+    private WhatIfReplay replay(String id, JsonNode request, WhatIfReplay.Traffic traffic) {
         JsonNode document = request.get("rule");
         if (document == null || document.isNull()) {
             throw refusal(HttpStatus.BAD_REQUEST, "malformed_document", "rule",
@@ -141,7 +164,7 @@ public final class WhatIfOperations {
         RuleDocumentReader.Read read = RuleDocumentReader.read(id, document, "rule");
         try {
             Rule rule = admin.proposed(id, read.settings());
-            return new WhatIfReplay(rule, keyring);
+            return new WhatIfReplay(rule, keyring, traffic);
         }
         catch (InvalidLimitException ex) {
             String field = RuleDocument.field(id, ex.setting(), document);
@@ -186,17 +209,19 @@ public final class WhatIfOperations {
         return new RuleApiRefusal(status, error, field, message);
     }
 
-    private RulesApiOperations.Answer answer(String id, Instant from, Instant to, long malformed,
-            WhatIfReport report) {
+    private RulesApiOperations.Answer answer(String id, Instant from, Instant to, WhatIfReplay.Traffic traffic,
+            long malformed, WhatIfReport report) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("rule", id);
         body.put("from", from.toString());
         body.put("to", to.toString());
+        body.put("traffic", traffic.name().toLowerCase(java.util.Locale.ROOT));
         body.put("events", report.events());
         body.put("malformed", malformed);
         body.put("matched", report.matched());
         body.put("refused", report.refused());
         body.put("notMatched", report.notMatched());
+        body.put("refusedInForce", report.refusedInForce());
         body.put("unjudged", report.unjudged());
         body.put("costAssumed", report.costAssumed());
         body.put("topRefused", report.topRefused().stream().map(client -> row(client.client(), null,
