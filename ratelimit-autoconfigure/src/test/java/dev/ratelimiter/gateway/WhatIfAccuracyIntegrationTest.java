@@ -18,7 +18,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -242,6 +246,34 @@ class WhatIfAccuracyIntegrationTest {
         Instant to = Instant.now().plusSeconds(1);
         assertThatThrownBy(() -> range.read(from, to, 1, Duration.ofSeconds(20)))
                 .isInstanceOf(DecisionEventRange.TooMany.class).hasMessageContaining("at most 1");
+    }
+
+    @Test
+    void recordsThatAreNoEventAreCountedAndFieldsNotKnownAreIgnored() throws Exception {
+        // timestamps of 2020: a range no other run's traffic falls in
+        Instant at = Instant.parse("2020-01-01T00:00:00Z");
+        String event = "{\"schema\":1,\"time\":\"%s\",\"client\":\"c1\",\"tier\":\"free\",\"route\":\"api\","
+                + "\"verdict\":\"allowed\",\"reason\":\"evaluated\",\"rules\":[],\"path\":\"/later\","
+                + "\"cost\":3,\"nested\":{\"a\":[1]}}";
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
+            List<String> values = List.of(event.formatted(at.plusSeconds(1)), "not json", "{\"schema\":2,\"time\":\""
+                    + at.plusSeconds(2) + "\",\"verdict\":\"allowed\"}", "[1,2]",
+                    event.formatted(at.plusSeconds(90)));
+            for (int i = 0; i < values.size(); i++) {
+                long timestamp = at.plusSeconds(i == values.size() - 1 ? 90 : i + 1).toEpochMilli();
+                producer.send(new ProducerRecord<>(TOPIC, 0, timestamp, "c1", values.get(i))).get();
+            }
+        }
+        DecisionEventRange.Read read = new DecisionEventRange(kafka.getBrokersAsString(), TOPIC, Map.of())
+                .read(at, at.plusSeconds(60), 100, Duration.ofSeconds(20));
+        assertThat(read.malformed()).isEqualTo(3);
+        assertThat(read.events()).hasSize(1);
+        assertThat(read.events().get(0).client()).isEqualTo("c1");
+        assertThat(read.events().get(0).route()).isEqualTo("api");
+        assertThat(read.events().get(0).time()).isEqualTo(at.plusSeconds(1));
     }
 
     @Test
