@@ -39,44 +39,88 @@ class WhatIfReplayTest {
 
     @TestFactory
     Stream<DynamicTest> aTokenBucketRefusesWhatAnIndependentModelOfTheScriptRefuses() {
-        Gen<Arrival> arrival = Gen.zip(Gen.ints(0, 3), Gen.frequency(Gen.weighted(3, Gen.just(0L)),
-                Gen.weighted(5, Gen.longs(0, 300)), Gen.weighted(1, Gen.longs(1_000, 120_000))), Arrival::new);
-        return Property.forAll(Gen.zip(Gen.longs(1, 20), Gen.longs(1, 10), arrival.list(1, 300), List::of))
-                .tries(300).check(this::sameRefusalsAsTheModel);
+        return Property.forAll(Gen.zip(Gen.longs(1, 20), Gen.longs(1, 10), arrivals(300, 120_000), List::of))
+                .tries(300).check(this::sameRefusalsAsTheBucketModel);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aSlidingWindowRefusesWhatAnIndependentModelOfTheScriptRefuses() {
+        return Property.forAll(Gen.zip(Gen.longs(1, 15), Gen.longs(1, 20), arrivals(2_000, 40_000), List::of))
+                .tries(300).check(this::sameRefusalsAsTheWindowModel);
+    }
+
+    /** Up to 300 arrivals from 4 clients: bursts (no gap), short gaps up to {@code shortGap} ms, a few long ones. */
+    private static Gen<List<Arrival>> arrivals(long shortGap, long longGap) {
+        return Gen.zip(Gen.ints(0, 3), Gen.frequency(Gen.weighted(3, Gen.just(0L)),
+                Gen.weighted(5, Gen.longs(0, shortGap)), Gen.weighted(1, Gen.longs(longGap / 10, longGap))),
+                Arrival::new).list(1, 300);
+    }
+
+    /** An algorithm as the script computes it, written here apart from the code under test. */
+    interface Model {
+        boolean allows(String client, long nowNanos);
     }
 
     @SuppressWarnings("unchecked")
-    private void sameRefusalsAsTheModel(List<Object> input) {
+    private void sameRefusalsAsTheBucketModel(List<Object> input) {
         long capacity = (Long) input.get(0);
         long perSecond = (Long) input.get(1);
-        List<Arrival> arrivals = (List<Arrival>) input.get(2);
-        Rule rule = rule(Match.ANY, List.of(Dimension.API_KEY),
-                TokenBucketLimit.of("proposed", capacity, perSecond, Duration.ofSeconds(1)), Scope.REGIONAL);
-        WhatIfReplay replay = new WhatIfReplay(rule, ClientIdKeyring.unkeyed());
-        Map<String, ModelBucket> model = new HashMap<>();
-        Map<String, Long> expectedRefused = new HashMap<>();
+        // tokens and the time of the last refill (ns): refill by the elapsed time, capped; spend one if there is
+        Map<String, ModelBucket> buckets = new HashMap<>();
+        sameRefusals(TokenBucketLimit.of("proposed", capacity, perSecond, Duration.ofSeconds(1)),
+                (List<Arrival>) input.get(2), (client, now) -> {
+                    ModelBucket bucket = buckets.computeIfAbsent(client, c -> new ModelBucket(capacity, now));
+                    double level = Math.min(capacity,
+                            bucket.tokens + (now - bucket.refilledAt) * (double) perSecond / 1e9);
+                    if (level >= 1) {
+                        bucket.tokens = level - 1;
+                        bucket.refilledAt = now;
+                    }
+                    return level >= 1;
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void sameRefusalsAsTheWindowModel(List<Object> input) {
+        long limit = (Long) input.get(0);
+        long length = Duration.ofSeconds((Long) input.get(1)).toNanos();
+        // per client: the index of the window counted in, its count, and the count of the window before it
+        Map<String, long[]> windows = new HashMap<>();
+        sameRefusals(SlidingWindowLimit.of("proposed", limit, Duration.ofNanos(length)), (List<Arrival>) input.get(2),
+                (client, now) -> {
+                    long index = Math.floorDiv(now, length);
+                    long[] w = windows.computeIfAbsent(client, c -> new long[] { Long.MIN_VALUE, 0, 0 });
+                    long current = w[0] == index ? w[1] : 0;
+                    long previous = w[0] == index ? w[2] : w[0] == index - 1 ? w[1] : 0;
+                    double elapsed = (double) (now - index * length) / length;
+                    boolean allowed = previous * (1 - elapsed) + current + 1 <= limit;
+                    w[0] = index;
+                    w[1] = current + (allowed ? 1 : 0);
+                    w[2] = previous;
+                    return allowed;
+                });
+    }
+
+    /** The replay of these arrivals under a per-client rule of {@code limit} refuses, per client, what the model does. */
+    private static void sameRefusals(Limit limit, List<Arrival> arrivals, Model model) {
+        WhatIfReplay replay = new WhatIfReplay(rule(Match.ANY, List.of(Dimension.API_KEY), limit, Scope.REGIONAL),
+                ClientIdKeyring.unkeyed());
+        Map<String, Long> expected = new HashMap<>();
         Instant time = START;
         for (Arrival a : arrivals) {
             time = time.plusMillis(a.gapMillis());
             String client = "c" + a.client();
             replay.replay(event(time, client, "api", "eu"));
-            // tokens and the time of the last refill (ns): refill by the elapsed time, capped; spend one if there is
-            long now = time.getEpochSecond() * 1_000_000_000L + time.getNano();
-            ModelBucket bucket = model.computeIfAbsent(client, c -> new ModelBucket(capacity, now));
-            double level = Math.min(capacity, bucket.tokens + (now - bucket.refilledAt) * (double) perSecond / 1e9);
-            if (level >= 1) {
-                bucket.tokens = level - 1;
-                bucket.refilledAt = now;
-            }
-            expectedRefused.merge(client, level >= 1 ? 0L : 1L, Long::sum);
+            boolean allowed = model.allows(client, time.getEpochSecond() * 1_000_000_000L + time.getNano());
+            expected.merge(client, allowed ? 0L : 1L, Long::sum);
         }
         WhatIfReport report = replay.report(10);
         Map<String, Long> refused = new HashMap<>();
         report.clientHours().forEach(row -> refused.merge(row.client(), row.refused(), Long::sum));
-        expectedRefused.forEach((client, count) -> assertThat(refused.getOrDefault(client, 0L)).as(client)
+        expected.forEach((client, count) -> assertThat(refused.getOrDefault(client, 0L)).as(client)
                 .isEqualTo(count));
         assertThat(report.matched()).isEqualTo(arrivals.size());
-        assertThat(report.refused()).isEqualTo(expectedRefused.values().stream().mapToLong(Long::longValue).sum());
+        assertThat(report.refused()).isEqualTo(expected.values().stream().mapToLong(Long::longValue).sum());
     }
 
     private static final class ModelBucket {
