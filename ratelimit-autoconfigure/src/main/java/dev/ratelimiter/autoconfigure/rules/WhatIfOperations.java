@@ -99,7 +99,7 @@ public final class WhatIfOperations {
         }
         return api.as(caller, false, instance, () -> {
             RuleDocumentReader.checkType(headers);
-            JsonNode request = RuleDocumentReader.tree(body.get(), "what-if request");
+            JsonNode request = RuleDocumentReader.tree(body.get(), "what-if request body");
             Instant from = instant(request, "from");
             Instant to = instant(request, "to");
             checkRange(from, to);
