@@ -122,6 +122,7 @@ public final class DecisionEventRange {
     private Read readAssigned(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> endOf, Instant from,
             Instant to, long deadline, Duration within) {
         List<DecisionEvent> events = new ArrayList<>();
+        Map<String, String> shared = new HashMap<>();
         long malformed = 0;
         Map<TopicPartition, Long> open = new HashMap<>(endOf);
         while (!open.isEmpty()) {
@@ -137,7 +138,7 @@ public final class DecisionEventRange {
                 if (end == null || record.offset() >= end) {
                     continue;
                 }
-                DecisionEvent event = DecisionEventReading.parse(record.value());
+                DecisionEvent event = DecisionEventReading.parse(record.value(), shared);
                 if (event == null) {
                     malformed++;
                 }
