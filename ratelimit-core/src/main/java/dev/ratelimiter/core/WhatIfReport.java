@@ -2,6 +2,7 @@ package dev.ratelimiter.core;
 
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,6 +29,38 @@ public record WhatIfReport(long events, long matched, long refused, long notMatc
         unjudged = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(unjudged));
         clientHours = List.copyOf(clientHours);
         topRefused = List.copyOf(topRefused);
+    }
+
+    /**
+     * The report as JSON-ready members (numbers, strings, lists and maps), in the order the rules API and the command
+     * line write them, with at most {@code maxRows} client-hour rows.
+     */
+    public Map<String, Object> members(int maxRows) {
+        Map<String, Object> members = new LinkedHashMap<>();
+        members.put("events", events);
+        members.put("matched", matched);
+        members.put("refused", refused);
+        members.put("notMatched", notMatched);
+        members.put("refusedInForce", refusedInForce);
+        members.put("unjudged", unjudged);
+        members.put("costAssumed", costAssumed);
+        members.put("topRefused", topRefused.stream().map(client -> row(client.client(), null, client.requests(),
+                client.refused())).toList());
+        members.put("clientHoursTruncated", clientHours.size() > maxRows);
+        members.put("clientHours", clientHours.stream().limit(maxRows)
+                .map(row -> row(row.client(), row.hourStart(), row.requests(), row.refused())).toList());
+        return members;
+    }
+
+    private static Map<String, Object> row(String client, Instant hour, long requests, long refused) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("client", client);
+        if (hour != null) {
+            row.put("hourStart", hour.toString());
+        }
+        row.put("requests", requests);
+        row.put("refused", refused);
+        return row;
     }
 
     /** One client's requests in one hour, and what the rule would have refused of them. */

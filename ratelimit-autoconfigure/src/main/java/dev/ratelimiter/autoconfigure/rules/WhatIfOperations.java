@@ -5,7 +5,6 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
@@ -216,34 +215,11 @@ public final class WhatIfOperations {
         body.put("from", from.toString());
         body.put("to", to.toString());
         body.put("traffic", traffic.name().toLowerCase(java.util.Locale.ROOT));
-        body.put("events", report.events());
         body.put("malformed", malformed);
-        body.put("matched", report.matched());
-        body.put("refused", report.refused());
-        body.put("notMatched", report.notMatched());
-        body.put("refusedInForce", report.refusedInForce());
-        body.put("unjudged", report.unjudged());
-        body.put("costAssumed", report.costAssumed());
-        body.put("topRefused", report.topRefused().stream().map(client -> row(client.client(), null,
-                client.requests(), client.refused())).toList());
-        List<WhatIfReport.ClientHour> hours = report.clientHours();
-        body.put("clientHoursTruncated", hours.size() > settings.getMaxRows());
-        body.put("clientHours", hours.stream().limit(settings.getMaxRows())
-                .map(row -> row(row.client(), row.hourStart(), row.requests(), row.refused())).toList());
+        body.putAll(report.members(settings.getMaxRows()));
         HttpHeaders headers = new HttpHeaders();
         headers.setContentType(MediaType.APPLICATION_JSON);
         headers.set(HttpHeaders.CACHE_CONTROL, "no-store");
         return new RulesApiOperations.Answer(HttpStatus.OK, headers, body);
-    }
-
-    private static Map<String, Object> row(String client, @Nullable Instant hour, long requests, long refused) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("client", client);
-        if (hour != null) {
-            row.put("hourStart", hour.toString());
-        }
-        row.put("requests", requests);
-        row.put("refused", refused);
-        return row;
     }
 }
