@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.Dimension;
@@ -160,22 +161,19 @@ public final class WhatIfCommand {
     }
 
     private static Duration duration(Map<String, String> flags, String name) {
-        try {
-            return Duration.parse(required(flags, name));
-        }
-        catch (DateTimeParseException ex) {
-            throw new IllegalArgumentException("--" + name + " is an ISO-8601 duration (PT1M), not '"
-                    + flags.get(name) + "'");
-        }
+        return parsed(flags, name, Duration::parse, "an ISO-8601 duration (PT1M)");
     }
 
     private static Instant instant(Map<String, String> flags, String name) {
+        return parsed(flags, name, Instant::parse, "an ISO-8601 instant (2026-12-01T00:00:00Z)");
+    }
+
+    private static <T> T parsed(Map<String, String> flags, String name, Function<String, T> parse, String form) {
         try {
-            return Instant.parse(required(flags, name));
+            return parse.apply(required(flags, name));
         }
         catch (DateTimeParseException ex) {
-            throw new IllegalArgumentException("--" + name + " is an ISO-8601 instant (2026-12-01T00:00:00Z), not '"
-                    + flags.get(name) + "'");
+            throw new IllegalArgumentException("--" + name + " is " + form + ", not '" + flags.get(name) + "'");
         }
     }
 }
