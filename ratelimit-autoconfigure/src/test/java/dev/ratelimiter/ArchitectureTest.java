@@ -101,6 +101,7 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RuleDocumentReader")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiRoutes")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.WhatIfHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorRequests")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorSecurityFilter")

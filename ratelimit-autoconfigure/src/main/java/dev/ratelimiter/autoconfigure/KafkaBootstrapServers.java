@@ -8,7 +8,7 @@ import org.springframework.core.env.Environment;
  * {@code spring.kafka.bootstrap-servers}. Read from the environment, not from bound properties, because the
  * conditions that switch the Kafka beans on need the answer before any properties are bound.
  */
-final class KafkaBootstrapServers {
+public final class KafkaBootstrapServers {
 
     static final String EVENTS = "ratelimit.events.kafka.bootstrap-servers";
     static final String REGIONS = "ratelimit.regions.kafka.bootstrap-servers";
@@ -18,7 +18,7 @@ final class KafkaBootstrapServers {
     }
 
     /** The decision events' brokers, or {@code null} when none are configured. */
-    static String forEvents(Environment environment) {
+    public static String forEvents(Environment environment) {
         return resolve(environment, EVENTS);
     }
 

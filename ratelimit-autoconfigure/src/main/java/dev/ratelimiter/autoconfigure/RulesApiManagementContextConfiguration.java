@@ -7,6 +7,8 @@ import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRoutes;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
+import dev.ratelimiter.autoconfigure.rules.WhatIfHandler;
+import dev.ratelimiter.autoconfigure.rules.WhatIfOperations;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -43,6 +45,7 @@ public class RulesApiManagementContextConfiguration {
     RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
         RulesApiOperations operations = RulesApiOperations.of(context);
         return operations == null ? request -> Mono.empty()
-                : RulesApiRoutes.of(operations.mount(), new RulesApiHandler(operations));
+                : WhatIfHandler.routes(operations.mount(), new WhatIfHandler(WhatIfOperations.of(context, operations)))
+                        .and(RulesApiRoutes.of(operations.mount(), new RulesApiHandler(operations)));
     }
 }

@@ -57,7 +57,10 @@ final class RulesApiClient {
             String template = requested.equals(path) ? "/v1/rules"
                     : requested.equals(path + "/_openapi.yaml") ? "/v1/rules/_openapi.yaml"
                     : requested.startsWith(path + "/") && requested.indexOf('/', path.length() + 1) < 0
-                            ? "/v1/rules/{ruleId}" : null;
+                            ? "/v1/rules/{ruleId}"
+                    : requested.startsWith(path + "/") && requested.endsWith("/what-if")
+                            && requested.indexOf('/', path.length() + 1) == requested.length() - "/what-if".length()
+                            ? "/v1/rules/{ruleId}/what-if" : null;
             if (template != null) {
                 seen.add(template + " " + request.method().name().toLowerCase() + " " + response.statusCode().value());
             }

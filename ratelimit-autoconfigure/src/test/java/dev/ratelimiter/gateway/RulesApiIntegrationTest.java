@@ -125,6 +125,20 @@ class RulesApiIntegrationTest {
     }
 
     @Test
+    void aWhatIfWithoutKafkaSaysTheEventsAreNotConfiguredAndIsTheAdminsAlone() {
+        String request = "{\"rule\": " + bucket("api", 2) + ", \"from\": \"2026-12-01T00:00:00Z\", "
+                + "\"to\": \"2026-12-01T01:00:00Z\"}";
+        EntityExchangeResult<String> answer = admin.post().uri(api.rule("proposal") + "/what-if")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(request).exchange().expectBody(String.class)
+                .returnResult();
+        assertThat(answer.getStatus().value()).as(answer.getResponseBody()).isEqualTo(409);
+        assertThat(json(answer).get("error").asString()).isEqualTo("events_not_configured");
+        assertThat(json(answer).get("detail").asString()).contains("ratelimit.events.kafka.bootstrap-servers");
+        viewer.post().uri(api.rule("proposal") + "/what-if").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(request).exchange().expectStatus().isForbidden();
+    }
+
+    @Test
     void readsShowTheRuleWithTheRuleSetsVersionAsETag() {
         EntityExchangeResult<String> put = api.put(admin, "read-me", bucket("nothing-routes-here", 7), IF_NONE_MATCH,
                 "*");

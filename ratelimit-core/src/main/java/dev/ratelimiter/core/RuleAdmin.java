@@ -65,6 +65,21 @@ public final class RuleAdmin {
         return audited(operator, "put-rule", id, before, putRule(id, settings, condition));
     }
 
+    /**
+     * The rule {@link #put} would store for these settings, built but written nowhere: a proposal to judge first (a
+     * what-if replay). Refuses what {@code put} refuses, with an {@link InvalidLimitException} naming the setting.
+     */
+    public Rule proposed(String id, Map<String, Object> settings) {
+        if (!PolicyNames.isValid(id)) {
+            throw new InvalidLimitException("id", "Rule ids must be 1 to 128 letters, digits, '.', '_' or '-', "
+                    + "starting with a letter or digit; got '" + id + "'.");
+        }
+        Map<String, String> sent = new LinkedHashMap<>();
+        settings.forEach((name, value) -> flatten(name, value, sent));
+        RuleDefinitions definitions = factory.definitions();
+        return definitions.runtimeRule(id, definitions.specToStore(id, sent)).rule().get();
+    }
+
     public RuleChange delete(String id) {
         return delete(id, IN_PROCESS);
     }

@@ -112,25 +112,34 @@ public final class RuleDocumentReader {
     }
 
     private static Read parse(String id, byte[] bytes) {
-        if (bytes.length == 0) {
-            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null,
-                    "The request has no rule document.");
-        }
-        JsonNode document;
-        try {
-            document = json.readTree(bytes);
-        }
-        catch (JacksonException ex) {
-            TokenStreamLocation at = ex.getLocation();
-            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null, "The rule document is not "
-                    + "valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr()
-                    + ")") + ": " + ex.getOriginalMessage());
-        }
+        return read(id, tree(bytes, "rule document"), null);
+    }
+
+    /** A rule document already parsed, found at {@code at} in the request's body (null: the body is the rule). */
+    static Read read(String id, JsonNode document, @Nullable String at) {
         try {
             return new Read(document, RuleDocument.settings(id, document));
         }
         catch (RuleDocument.ShapeException ex) {
-            throw new RuleApiRefusal(HttpStatus.UNPROCESSABLE_CONTENT, "invalid_rule", ex.field, ex.getMessage());
+            String field = at == null || ex.field == null ? ex.field : at + "." + ex.field;
+            throw new RuleApiRefusal(HttpStatus.UNPROCESSABLE_CONTENT, "invalid_rule", field, ex.getMessage());
+        }
+    }
+
+    /** A body strictly parsed as JSON; a refusal (400) naming {@code what} when it is empty or no JSON. */
+    static JsonNode tree(byte[] bytes, String what) {
+        if (bytes.length == 0) {
+            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null,
+                    "The request has no " + what + ".");
+        }
+        try {
+            return json.readTree(bytes);
+        }
+        catch (JacksonException ex) {
+            TokenStreamLocation at = ex.getLocation();
+            throw new RuleApiRefusal(HttpStatus.BAD_REQUEST, "malformed_document", null, "The " + what + " is not "
+                    + "valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr()
+                    + ")") + ": " + ex.getOriginalMessage());
         }
     }
 }

@@ -212,6 +212,11 @@ public final class RulesApiOperations {
         return Anonymous.INSTANCE;
     }
 
+    /** Whether the caller may change the rules (the admin role where there are operator accounts). */
+    boolean mayWrite(Principal caller) {
+        return access.mayWrite(caller);
+    }
+
     /** The caller checked for the role the operation needs, then the operation; 403 without it. */
     @Nullable Answer as(Principal caller, boolean write, String instance, Supplier<@Nullable Answer> operation) {
         if (!(write ? access.mayWrite(caller) : access.mayRead(caller))) {

@@ -6,6 +6,7 @@ import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
 import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
+import dev.ratelimiter.autoconfigure.rules.WhatIfOperations;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -44,6 +45,8 @@ public class RulesApiMvcManagementContextConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitRulesApi")
     RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
         RulesApiOperations operations = RulesApiOperations.of(context);
-        return operations == null ? request -> Optional.empty() : RulesApiServletRoutes.of(operations);
+        return operations == null ? request -> Optional.empty()
+                : RulesApiServletRoutes.whatIf(operations, WhatIfOperations.of(context, operations))
+                        .and(RulesApiServletRoutes.of(operations));
     }
 }

@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.security.Principal;
 
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.rules.WhatIfOperations;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -40,6 +41,13 @@ final class RulesApiServletRoutes {
                 .route(RequestPredicates.path(path).or(RequestPredicates.path(path + "/**")),
                         request -> write(api.elsewhere(request.method().name(), instance(request))))
                 .build();
+    }
+
+    /** The what-if replay below a rule, tried before the API's own routes (their 404/405). */
+    static RouterFunction<ServerResponse> whatIf(RulesApiOperations api, WhatIfOperations whatIf) {
+        return RouterFunctions.route().POST(api.path() + WhatIfOperations.PATH, request -> write(whatIf.whatIf(
+                caller(request), request.pathVariable("ruleId"), request.headers().asHttpHeaders(),
+                () -> body(request), instance(request)))).build();
     }
 
     private static byte[] body(ServerRequest request) {
