@@ -100,7 +100,8 @@ public final class MvcRateLimiter {
         HttpHeaders headers = request.headers().asHttpHeaders();
         CallerIdentity caller = resolver == null ? identity.caller(headers) : identify(request, routeId);
         Decision decision = admission.decide(rules, caller, new AdmissionRequest(request.requestPath().value(),
-                routeId, metadata, () -> clientIp(limited, headers)), limited.permits());
+                routeId, metadata, () -> clientIp(limited, headers), new ServletIdentityRequest(request, routeId)),
+                limited.permits());
         if (decision.refusal() != null) {
             return answer(decision.refusal(), new HttpHeaders(), null, limited);
         }
