@@ -18,6 +18,8 @@ import reactor.core.publisher.Mono;
 final class ChargedResponse extends ServerHttpResponseDecorator {
 
     private final ResponseCharges.Pending pending;
+    /** Whether the body went out to its end: a client gone mid-body cancels it, and the gateway still completes. */
+    private volatile boolean bodyEnded;
 
     ChargedResponse(ServerHttpResponse delegate, ResponseCharges.Pending pending) {
         super(delegate);
@@ -27,13 +29,29 @@ final class ChargedResponse extends ServerHttpResponseDecorator {
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
         pending.headers(getHeaders());
-        return super.writeWith(Flux.from(body).doOnNext(this::read));
+        return super.writeWith(Flux.from(body).doOnNext(this::read).doOnComplete(this::ended));
     }
 
     @Override
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
         pending.headers(getHeaders());
-        return super.writeAndFlushWith(Flux.from(body).map(chunks -> Flux.from(chunks).doOnNext(this::read)));
+        return super.writeAndFlushWith(Flux.from(body).map(chunks -> Flux.from(chunks).doOnNext(this::read))
+                .doOnComplete(this::ended));
+    }
+
+    @Override
+    public Mono<Void> setComplete() {
+        ended();
+        return super.setComplete();
+    }
+
+    /** Whether the whole body was written (or there was none). */
+    boolean bodyEnded() {
+        return bodyEnded;
+    }
+
+    private void ended() {
+        bodyEnded = true;
     }
 
     private void read(DataBuffer buffer) {

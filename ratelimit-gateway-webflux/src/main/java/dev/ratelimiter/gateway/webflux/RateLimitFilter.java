@@ -202,8 +202,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();
-        return chain.filter(exchange.mutate().response(new ChargedResponse(response, pending)).build())
-                .doFinally(signal -> pending.complete(signal == SignalType.ON_COMPLETE,
+        ChargedResponse charged = new ChargedResponse(response, pending);
+        return chain.filter(exchange.mutate().response(charged).build())
+                .doFinally(signal -> pending.complete(signal == SignalType.ON_COMPLETE && charged.bodyEnded(),
                         response.getStatusCode() == null ? 0 : response.getStatusCode().value(),
                         response.getHeaders()));
     }
