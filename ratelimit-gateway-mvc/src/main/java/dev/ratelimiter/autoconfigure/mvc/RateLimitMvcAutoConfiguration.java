@@ -8,7 +8,9 @@ import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
+import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.DecisionObservations;
@@ -59,6 +61,21 @@ public final class RateLimitMvcAutoConfiguration {
      */
     static final Duration WAIT_MARGIN = Duration.ofMillis(200);
 
+    /**
+     * Server MVC does not read responses as they pass yet: a rule charged from the response would charge only its
+     * minimum, silently letting clients use far more than the limit says. Refused at start-up instead.
+     */
+    static void refuseChargesFromTheResponse(RateLimitEvaluator evaluator) {
+        for (Rule rule : evaluator.rules().rules().values()) {
+            if (rule.responseCharge() != null) {
+                throw new InvalidLimitException("ratelimit.rules." + rule.id() + ".charge-from-response",
+                        "ratelimit.rules." + rule.id() + ".charge-from-response is not supported on Spring Cloud "
+                                + "Gateway Server MVC yet (only on the WebFlux gateway, ratelimit-spring-boot-starter): "
+                                + "remove it, or charge a fixed cost or a cost-expression instead.");
+            }
+        }
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RateLimitEvaluator.class)
@@ -66,6 +83,7 @@ public final class RateLimitMvcAutoConfiguration {
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
             ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver,
             ObjectProvider<DecisionObservations> observations) {
+        refuseChargesFromTheResponse(evaluator);
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
