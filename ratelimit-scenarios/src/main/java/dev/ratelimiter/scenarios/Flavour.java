@@ -62,6 +62,10 @@ enum Flavour {
             return Optional.of("scenario regions is WebFlux only: its global limit's usage and shares travel over "
                     + "Kafka, and the MVC starter (so sample-gateway-mvc) has no Kafka client");
         }
+        if (this == MVC && LlmTokensScenario.NAME.equals(scenario)) {
+            return Optional.of("scenario llm-tokens is WebFlux only: Server MVC refuses rules charged from the "
+                    + "response (it does not read responses as they pass yet)");
+        }
         return Optional.empty();
     }
 
