@@ -76,6 +76,12 @@ class ChargeFromResponseIntegrationTest {
                 "ratelimit.rules.by-header.refill-tokens=1000", "ratelimit.rules.by-header.refill-period=1h",
                 "ratelimit.rules.by-header.charge-from-response.header=X-Usage-Tokens",
                 "ratelimit.rules.by-header.charge-from-response.minimum=10",
+                // a sliding window charged the same way: the reported amount added to the window in progress
+                "ratelimit.rules.windowed.match.paths[0]=/api/header-window/**",
+                "ratelimit.rules.windowed.algorithm=sliding-window", "ratelimit.rules.windowed.limit=1000",
+                "ratelimit.rules.windowed.window=1h",
+                "ratelimit.rules.windowed.charge-from-response.header=X-Usage-Tokens",
+                "ratelimit.rules.windowed.charge-from-response.minimum=10",
                 // a bucket far from any limit, refilled by a token in 30 s: what is left is what was charged
                 "ratelimit.rules.many.match.paths[0]=/api/json-many/**", "ratelimit.rules.many.capacity=1000000",
                 "ratelimit.rules.many.refill-tokens=1000000", "ratelimit.rules.many.refill-period=365d",
@@ -121,6 +127,17 @@ class ChargeFromResponseIntegrationTest {
         call("/api/header/x", "k-header", 510);
         assertThat(next()).isEqualTo(new Charged("by-header", Outcome.CHARGED, 500));
         assertThat(remaining(call("/api/header/x", "k-header", 1))).isBetween(480L, 482L);
+    }
+
+    @Test
+    void aSlidingWindowIsChargedTheReportedAmountUpToOneLimitMore() throws InterruptedException {
+        assertThat(remaining(call("/api/header-window/x", "k-window", 600))).isEqualTo(990);
+        assertThat(next()).isEqualTo(new Charged("windowed", Outcome.CHARGED, 590));
+        assertThat(remaining(call("/api/header-window/x", "k-window", 5000))).isEqualTo(390);
+        assertThat(next()).isEqualTo(new Charged("windowed", Outcome.CHARGED, 4990));
+        // the window holds at most one limit more than it counted: refused for the rest of the hour
+        EntityExchangeResult<String> refused = call("/api/header-window/x", "k-window", 1);
+        assertThat(refused.getStatus().value()).isEqualTo(429);
     }
 
     @Test
