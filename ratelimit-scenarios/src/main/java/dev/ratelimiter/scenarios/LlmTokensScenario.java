@@ -1,6 +1,5 @@
 package dev.ratelimiter.scenarios;
 
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,12 +20,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.ratelimiter.scenarios.Report.Check;
 import dev.ratelimiter.scenarios.Report.Result;
-import org.jfree.chart.ChartFactory;
-import org.jfree.chart.ChartUtils;
-import org.jfree.chart.JFreeChart;
-import org.jfree.chart.plot.PlotOrientation;
-import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import reactor.core.publisher.Mono;
@@ -187,20 +180,9 @@ final class LlmTokensScenario {
             XYSeriesCollection data = new XYSeriesCollection();
             data.addSeries(charged);
             data.addSeries(limit);
-            JFreeChart chart = ChartFactory.createXYLineChart(NAME + ": the first second spends each key's burst of "
-                    + "10,000, then the refill", "second", "tokens per second", data, PlotOrientation.VERTICAL, true,
-                    false, false);
-            XYPlot plot = chart.getXYPlot();
-            plot.setBackgroundPaint(Color.WHITE);
-            plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-            XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-            renderer.setSeriesPaint(0, new Color(0x2E7D32));
-            renderer.setSeriesPaint(1, new Color(0xC62828));
-            renderer.setSeriesStroke(1, new BasicStroke(1.5f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND, 1f,
-                    new float[] {6f, 4f}, 0f));
-            plot.setRenderer(renderer);
             Path png = out.resolve(NAME + ".png");
-            ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 450);
+            Report.lineChart(png, NAME + ": the first second spends each key's burst of 10,000, then the refill",
+                    "tokens per second", data, new Color[] {new Color(0x2E7D32), new Color(0xC62828)}, 1);
             return new Path[] {csv, png};
         }
         catch (IOException ex) {
