@@ -1,7 +1,6 @@
 package dev.ratelimiter.autoconfigure;
 
 import java.time.Clock;
-import java.util.List;
 
 import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.core.FallbackCharges;
@@ -87,9 +86,8 @@ public final class RateLimitGatewayAutoConfiguration {
      */
     static ResponseCharges responseCharges(ObjectProvider<StoreStack> stacks,
             ObjectProvider<ResponseCharges.Listener> listeners) {
-        List<ResponseCharges.Listener> all = listeners.orderedStream().toList();
         StoreStack stack = stacks.getIfAvailable();
-        return new ResponseCharges(stack == null ? FallbackCharges.NONE : stack.charges(),
-                (rule, outcome, tokens) -> all.forEach(listener -> listener.onResponseCharge(rule, outcome, tokens)));
+        return ResponseCharges.of(stack == null ? FallbackCharges.NONE : stack.charges(),
+                listeners.orderedStream().toList());
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimiter.gateway.ResponseCharges.Outcome;
 import dev.ratelimiter.testsupport.RedisServerExtension;
+import dev.ratelimiter.testsupport.UsageUpstream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -69,6 +69,13 @@ public final class ResponseCharges {
         this.listener = listener;
     }
 
+    /** Charged to {@code store}, each outcome told to every listener in turn. */
+    public static ResponseCharges of(FallbackCharges store, List<Listener> listeners) {
+        List<Listener> all = List.copyOf(listeners);
+        return new ResponseCharges(store, (rule, outcome, tokens) -> all.forEach(
+                listener -> listener.onResponseCharge(rule, outcome, tokens)));
+    }
+
     /** What an admitted request owes once its response completes; null when none of its rules is charged so. */
     public Pending pending(Verdict verdict) {
         if (!verdict.allowed()) {

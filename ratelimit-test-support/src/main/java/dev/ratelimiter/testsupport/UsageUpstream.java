@@ -1,4 +1,4 @@
-package dev.ratelimiter.gateway;
+package dev.ratelimiter.testsupport;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,13 +18,13 @@ import reactor.netty.http.server.HttpServerResponse;
  * ({@code /api/header}), not at all ({@code /api/none}), with a 500 ({@code /api/error}), as a body that never ends
  * ({@code /api/endless}), or as a body whose end waits for {@link #release()} ({@code /api/gated}).
  */
-final class UsageUpstream implements AutoCloseable {
+public final class UsageUpstream implements AutoCloseable {
 
     private final DisposableServer server;
     private volatile Sinks.Empty<Void> gate = Sinks.empty();
     private final java.util.concurrent.atomic.AtomicInteger gated = new java.util.concurrent.atomic.AtomicInteger();
 
-    UsageUpstream() {
+    public UsageUpstream() {
         this.server = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((request, response) -> {
                     String usage = request.requestHeaders().get("X-Test-Usage", "0");
@@ -75,18 +75,18 @@ final class UsageUpstream implements AutoCloseable {
     }
 
     /** Lets the gated answers in progress end, and gates the next ones again. */
-    void release() {
+    public void release() {
         Sinks.Empty<Void> released = gate;
         gate = Sinks.empty();
         released.tryEmitEmpty();
     }
 
     /** How many gated answers were started. */
-    int gated() {
+    public int gated() {
         return gated.get();
     }
 
-    String uri() {
+    public String uri() {
         return "http://127.0.0.1:" + server.port();
     }
 
