@@ -63,8 +63,9 @@ enum Flavour {
                     + "Kafka, and the MVC starter (so sample-gateway-mvc) has no Kafka client");
         }
         if (this == MVC && LlmTokensScenario.NAME.equals(scenario)) {
-            return Optional.of("scenario llm-tokens is WebFlux only: Server MVC refuses rules charged from the "
-                    + "response (it does not read responses as they pass yet)");
+            return Optional.of("scenario llm-tokens is WebFlux only: its LLM-like route and llm-tokens rule are "
+                    + "sample-gateway's; sample-gateway-mvc has neither (MvcChargeFromResponseIntegrationTest covers "
+                    + "the MVC flavour)");
         }
         return Optional.empty();
     }
