@@ -73,7 +73,8 @@ class ChargeFromResponseIntegrationTest {
                 "ratelimit.rules.llm.refill-period=1h",
                 "ratelimit.rules.llm.charge-from-response.json-field=usage.total_tokens",
                 "ratelimit.rules.llm.charge-from-response.minimum=10",
-                "ratelimit.rules.by-header.match.paths[0]=/api/header/**", "ratelimit.rules.by-header.capacity=1000",
+                "ratelimit.rules.by-header.match.paths[0]=/api/header/**",
+                "ratelimit.rules.by-header.match.paths[1]=/api/endless-header/**", "ratelimit.rules.by-header.capacity=1000",
                 "ratelimit.rules.by-header.refill-tokens=1000", "ratelimit.rules.by-header.refill-period=1h",
                 "ratelimit.rules.by-header.charge-from-response.header=X-Usage-Tokens",
                 "ratelimit.rules.by-header.charge-from-response.minimum=10",
@@ -170,6 +171,16 @@ class ChargeFromResponseIntegrationTest {
         assertThat(firstChunk).startsWith("{\"choices\"");
         assertThat(next()).isEqualTo(new Charged("llm", Outcome.CANCELLED, 0));
         assertThat(remaining(call("/api/json/chat", "k-cancel", 1))).isBetween(980L, 982L);
+    }
+
+    @Test
+    void aClientGoneAfterTheAmountWentByIsChargedIt() throws InterruptedException {
+        HttpClient http = HttpClient.create().baseUrl("http://127.0.0.1:" + GatewayInstance.port(gateway));
+        String firstChunk = http.headers(headers -> headers.add("X-API-Key", "k-gone").add("X-Test-Usage", "400"))
+                .get().uri("/api/endless-header/chat").responseContent().asString().next()
+                .block(Duration.ofSeconds(10));
+        assertThat(firstChunk).startsWith("{\"choices\"");
+        assertThat(next()).isEqualTo(new Charged("by-header", Outcome.CHARGED, 390));
     }
 
     @Test

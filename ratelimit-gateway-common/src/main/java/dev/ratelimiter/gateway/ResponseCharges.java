@@ -21,8 +21,9 @@ import org.springframework.http.MediaType;
  * same buckets through the store's after-the-fact charge ({@link FallbackCharges}: a token bucket down to one capacity
  * of debt, a sliding window up to one limit more), off the request's path — the response is never held for it.
  *
- * <p>Nothing more is charged for a response that reports nothing (no header, no field), fails, answers an error
- * status, or whose client went away before it ended: each is told to the {@link Listener} (a meter, a log line).
+ * <p>Nothing more is charged for a response that reports nothing (no header, no field), answers an error status, or
+ * whose client went away (or which failed) before the amount went by: each is told to the {@link Listener} (a meter,
+ * a log line). A client gone after the amount went by (a header, or a field before the body's end) is charged it.
  */
 public final class ResponseCharges {
 
@@ -39,7 +40,10 @@ public final class ResponseCharges {
         NOT_REPORTED,
         /** The upstream answered an error status: only the minimum was charged. */
         ERROR_STATUS,
-        /** The client went away, or the response failed, before it ended: only the minimum was charged. */
+        /**
+         * The client went away, or the response failed, before it ended and before the amount went by: only the
+         * minimum was charged.
+         */
         CANCELLED,
         /** The store could not take the charge (Redis down): it is lost, the bucket keeps only the minimum. */
         STORE_FAILED;
@@ -151,17 +155,14 @@ public final class ResponseCharges {
             for (RuleOutcome outcome : outcomes) {
                 ResponseCharge charge = outcome.rule().responseCharge();
                 String rule = outcome.rule().id();
-                if (!completed) {
-                    listener.onResponseCharge(rule, Outcome.CANCELLED, 0);
-                    continue;
-                }
                 if (status >= 400) {
                     listener.onResponseCharge(rule, Outcome.ERROR_STATUS, 0);
                     continue;
                 }
+                // a client gone after the amount went by (a header, a field before the end) still owes it
                 Long reported = reported(charge, headers);
                 if (reported == null) {
-                    listener.onResponseCharge(rule, Outcome.NOT_REPORTED, 0);
+                    listener.onResponseCharge(rule, completed ? Outcome.NOT_REPORTED : Outcome.CANCELLED, 0);
                     continue;
                 }
                 double more = Math.max(0, (double) reported - charge.minimum());

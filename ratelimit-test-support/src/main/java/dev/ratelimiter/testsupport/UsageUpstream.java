@@ -16,7 +16,7 @@ import reactor.netty.http.server.HttpServerResponse;
  * {@code X-Test-Usage} header, answered per path in the JSON body ({@code /api/json}, in chunks of a few bytes so the
  * field is cut across them), as server-sent events with the usage in the last one ({@code /api/sse}), in a header
  * ({@code /api/header}), not at all ({@code /api/none}), with a 500 ({@code /api/error}), as a body that never ends
- * ({@code /api/endless}), or as a body whose end waits for {@link #release()} ({@code /api/gated}).
+ * ({@code /api/endless}; {@code /api/endless-header} with the amount in a header), or as a body whose end waits for {@link #release()} ({@code /api/gated}).
  */
 public final class UsageUpstream implements AutoCloseable {
 
@@ -51,6 +51,10 @@ public final class UsageUpstream implements AutoCloseable {
         }
         if (path.startsWith("api/error")) {
             return response.status(500).header("Content-Type", "application/json").sendString(Mono.just(json)).then();
+        }
+        if (path.startsWith("api/endless-header")) {
+            return response.header("Content-Type", "application/json").header("X-Usage-Tokens", usage)
+                    .sendString(Flux.concat(Mono.just("{\"choices\":["), Flux.never())).then();
         }
         if (path.startsWith("api/endless")) {
             return response.header("Content-Type", "application/json")
