@@ -9,6 +9,7 @@ import dev.ratelimiter.autoconfigure.actuate.RedisHealthNotice;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerStoreMetrics;
 import dev.ratelimiter.autoconfigure.metrics.MicrometerVerdictListener;
 import dev.ratelimiter.autoconfigure.metrics.RuleSyncMetrics;
+import dev.ratelimiter.autoconfigure.metrics.ResponseChargeMeters;
 import dev.ratelimiter.autoconfigure.metrics.RuleTags;
 import dev.ratelimiter.autoconfigure.metrics.StoreGauges;
 import dev.ratelimiter.autoconfigure.rules.RuleView;
@@ -134,6 +135,12 @@ public final class RateLimitActuatorAutoConfiguration {
             // the rule sync may have put a set in force between the tags' first reading and the line above
             listener.rulesChanged();
             return listener;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ResponseChargeMeters rateLimitResponseChargeMeters(MeterRegistry registry) {
+            return new ResponseChargeMeters(registry);
         }
 
         @Bean

@@ -3,13 +3,16 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
+import dev.ratelimiter.core.FallbackCharges;
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.ApiKeyRefusals;
 import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
+import dev.ratelimiter.gateway.ResponseCharges;
 import dev.ratelimiter.gateway.webflux.ClientHeaderStripping;
 import dev.ratelimiter.gateway.webflux.HeaderIdentityResolver;
 import dev.ratelimiter.gateway.webflux.RateLimitFilter;
@@ -62,7 +65,8 @@ public final class RateLimitGatewayAutoConfiguration {
     @ConditionalOnBean(RateLimitEvaluator.class)
     RateLimitFilter rateLimitFilter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<RequestIdentityResolver> resolvers,
-            RefusalWriter refusalWriter, ObjectProvider<DecisionObservations> observations) {
+            RefusalWriter refusalWriter, ObjectProvider<DecisionObservations> observations,
+            ObjectProvider<StoreStack> stacks, ObjectProvider<ResponseCharges.Listener> chargeListeners) {
         ApiKeyRefusals refusals = AdapterSettings.apiKeyRefusals(properties);
         AdapterSettings.rejectRemovedSettings(properties);
         RequestIdentity requestIdentity = AdapterSettings.headerIdentity(properties, null);
@@ -72,6 +76,18 @@ public final class RateLimitGatewayAutoConfiguration {
                 refusals, AdapterSettings.apiKeyFormat(properties), AdapterSettings.users(properties),
                 AdapterSettings.tenants(properties), VerdictListener.all(listeners.orderedStream().toList()),
                 Clock.systemUTC(), properties.getFilterOrder(), refusalWriter,
-                observations.getIfAvailable(() -> DecisionObservations.OFF));
+                observations.getIfAvailable(() -> DecisionObservations.OFF),
+                responseCharges(stacks, chargeListeners));
+    }
+
+    /**
+     * Charged through our store stack's after-the-fact charge; an application's own store (no stack) charges only the
+     * minimum up front.
+     */
+    static ResponseCharges responseCharges(ObjectProvider<StoreStack> stacks,
+            ObjectProvider<ResponseCharges.Listener> listeners) {
+        StoreStack stack = stacks.getIfAvailable();
+        return ResponseCharges.of(stack == null ? FallbackCharges.NONE : stack.charges(),
+                listeners.orderedStream().toList());
     }
 }

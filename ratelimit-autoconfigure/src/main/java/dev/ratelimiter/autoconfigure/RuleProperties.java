@@ -59,6 +59,54 @@ public class RuleProperties extends LimitProperties {
 
     private final Match match = new Match();
 
+    /**
+     * Cost of a request as an expression over the request, instead of the fixed cost: the same sandboxed SpEL as
+     * identity expressions, e.g. headers['X-Batch-Size'], query['n'], headerLengths['X-Query'] / 100 or
+     * contentLength / 1024. Clamped to [1, max-cost]; a value that is no number, negative or failing costs
+     * fallback-cost.
+     */
+    private String costExpression;
+
+    /**
+     * Largest cost the cost-expression may give; a larger value is clamped to it. Default: the rule's quota.
+     */
+    private Integer maxCost;
+
+    /**
+     * Cost of a request whose cost-expression gives no usable number (absent, not a number, negative, failing).
+     */
+    private int fallbackCost = 1;
+
+    private final ChargeFromResponse chargeFromResponse = new ChargeFromResponse();
+
+    public String getCostExpression() {
+        return costExpression;
+    }
+
+    public void setCostExpression(String costExpression) {
+        this.costExpression = costExpression;
+    }
+
+    public Integer getMaxCost() {
+        return maxCost;
+    }
+
+    public void setMaxCost(Integer maxCost) {
+        this.maxCost = maxCost;
+    }
+
+    public int getFallbackCost() {
+        return fallbackCost;
+    }
+
+    public void setFallbackCost(int fallbackCost) {
+        this.fallbackCost = fallbackCost;
+    }
+
+    public ChargeFromResponse getChargeFromResponse() {
+        return chargeFromResponse;
+    }
+
     public WhenMissing getWhenMissing() {
         return whenMissing;
     }
@@ -187,6 +235,59 @@ public class RuleProperties extends LimitProperties {
 
         public void setApiKeys(Set<String> apiKeys) {
             this.apiKeys = apiKeys;
+        }
+    }
+
+    /**
+     * A rule charged by what the upstream reports it used (an LLM API's tokens): a request is admitted if the bucket
+     * holds minimum, which it spends; when the response completes, the reported amount less the minimum is charged,
+     * down to a debt of one capacity at most. Token buckets and sliding windows, store-mode exact.
+     */
+    public static class ChargeFromResponse {
+
+        /**
+         * Response header carrying the amount used, e.g. X-Usage-Tokens.
+         */
+        private String header;
+
+        /**
+         * Dotted path of a number in the JSON response body, e.g. usage.total_tokens; read as the body passes,
+         * server-sent events included (the last value wins).
+         */
+        private String jsonField;
+
+        /**
+         * Tokens a request must find in the bucket to be admitted, spent up front.
+         */
+        private int minimum = 1;
+
+        /** Whether the rule is charged from the response at all: a header or a JSON field is named. */
+        public boolean configured() {
+            return header != null || jsonField != null;
+        }
+
+        public String getHeader() {
+            return header;
+        }
+
+        public void setHeader(String header) {
+            this.header = header;
+        }
+
+        public String getJsonField() {
+            return jsonField;
+        }
+
+        public void setJsonField(String jsonField) {
+            this.jsonField = jsonField;
+        }
+
+        public int getMinimum() {
+            return minimum;
+        }
+
+        public void setMinimum(int minimum) {
+            this.minimum = minimum;
         }
     }
 }

@@ -51,7 +51,7 @@ class MeterConventionsTest {
             "ratelimit.shed", "ratelimit.upstream.in.flight", "ratelimit.upstream.limit",
             "ratelimit.region.usage.buckets", "ratelimit.region.usage.overflow", "ratelimit.region.usage",
             "ratelimit.region.shares.moved", "ratelimit.region.shares.evicted", "ratelimit.region.shares.stale",
-            "ratelimit.region.shares.records");
+            "ratelimit.region.shares.records", "ratelimit.response.charges", "ratelimit.response.charged.tokens");
 
     /** Meters of a state or an identifier rather than an amount: no unit applies. */
     private static final Set<String> DIMENSIONLESS = Set.of("ratelimit.rules.version", "ratelimit.rules.stale",

@@ -69,6 +69,14 @@ public final class RateLimitEvaluator {
      * must {@link RequestPermits#end() end} when the request is over, however it ends.
      */
     public Mono<Verdict> check(RuleSet ruleSet, RequestAttributes request, RequestPermits permits) {
+        return check(ruleSet, request, permits, RuleCosts.STANDARD);
+    }
+
+    /**
+     * As {@link #check(RuleSet, RequestAttributes, RequestPermits)}, each rule's cost as {@code costs} says (a cost
+     * the request decides, {@link Metering}).
+     */
+    public Mono<Verdict> check(RuleSet ruleSet, RequestAttributes request, RequestPermits permits, RuleCosts costs) {
         if (ruleSet.killSwitch()) {
             return Mono.just(Verdict.unlimited(Verdict.Reason.KILL_SWITCH));
         }
@@ -92,7 +100,7 @@ public final class RateLimitEvaluator {
                 checks.add(new Check(rule, bucketOf(clientIds, rule, request), 1, shadow, permits));
             }
             else if (rule.shards() > 1) {
-                checks.add(shardCheck(rule, request, shadow));
+                checks.add(shardCheck(rule, request, shadow, costs));
             }
             else {
                 BucketKey bucket = bucketOf(clientIds, rule, request);
@@ -108,7 +116,7 @@ public final class RateLimitEvaluator {
                                 + "whole in this region, as a regional rule.", rule.id());
                     }
                 }
-                int cost = rule.costOf(request);
+                int cost = costs.costOf(rule, rule.costOf(request));
                 if (cost > rule.limit().quota()) {
                     warnNeverPasses(rule, request, cost);
                 }
@@ -181,7 +189,7 @@ public final class RateLimitEvaluator {
      * refused while others still have room, so the tenant can be held below its real limit when its callers are few
      * or uneven.
      */
-    private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow) {
+    private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow, RuleCosts costs) {
         BucketKey whole = bucketOf(clientIds, rule, request);
         String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
         int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
@@ -191,7 +199,7 @@ public final class RateLimitEvaluator {
             cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
             shardRules.put(rule.id(), cached);
         }
-        int cost = rule.costOf(request);
+        int cost = costs.costOf(rule, rule.costOf(request));
         Rule shardRule = cached[1];
         if (cost > shardRule.limit().quota() && cost <= rule.limit().quota()) {
             // A route whose cost exceeds one shard (the rule's own cost is refused at validation): the shard holds

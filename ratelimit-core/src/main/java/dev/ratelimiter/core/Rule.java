@@ -20,9 +20,17 @@ import java.util.List;
  * @param whenMissing what the rule does with a request lacking a value of its key (null: the default for its key,
  * {@link WhenMissing#defaultFor})
  * @param scope regional (each region holds the whole limit) or global (each region holds its share of it)
+ * @param metering a cost measured from the request or the response instead of a constant; null: none
  */
 public record Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
-        FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing, Scope scope) {
+        FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing, Scope scope,
+        Metering metering) {
+
+    /** A rule whose cost is a constant. */
+    public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
+            FailureMode failureMode, StoreMode storeMode, int shards, WhenMissing whenMissing, Scope scope) {
+        this(id, group, match, key, limit, cost, mode, failureMode, storeMode, shards, whenMissing, scope, null);
+    }
 
     /** A regional rule. */
     public Rule(String id, String group, Match match, List<Dimension> key, Limit limit, int cost, Mode mode,
@@ -101,6 +109,9 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
             throw new InvalidLimitException("shards", source + " is global and split into " + shards + " shards; a "
                     + "global rule is split between regions already. Use shards 1, or scope regional for a hot key.");
         }
+        if (metering != null) {
+            metering.validate(source, limit, cost, storeMode);
+        }
         key = List.copyOf(key);
         if (whenMissing == null) {
             whenMissing = WhenMissing.defaultFor(key);
@@ -110,13 +121,21 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
     /** This rule with another limit, e.g. the fair share a fallback bucket holds. */
     public Rule withLimit(Limit other) {
         return new Rule(id, group, match, key, other, Math.min(cost, (int) Math.min(Integer.MAX_VALUE, other.quota())),
-                mode, failureMode, storeMode, 1, whenMissing, scope);
+                mode, failureMode, storeMode, 1, whenMissing, scope, metering);
+    }
+
+    /** What the response is charged by, or null when the rule's cost is known before the request is forwarded. */
+    public ResponseCharge responseCharge() {
+        return metering == null ? null : metering.fromResponse();
     }
 
     /** Tokens a request costs under this rule (a concurrency rule: one permit, whatever the route's cost). */
     public int costOf(RequestAttributes request) {
         if (limit.capsInProgress()) {
             return 1;
+        }
+        if (metering != null && metering.fromResponse() != null) {
+            return metering.fromResponse().minimum();
         }
         return cost > 0 ? cost : Math.max(1, request.cost());
     }

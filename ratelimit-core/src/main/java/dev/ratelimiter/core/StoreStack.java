@@ -55,6 +55,7 @@ public final class StoreStack {
     private final LeaseStore leases;
     private final MemoryUntilShared memoryUntilShared;
     private final Duration settleInterval;
+    private final FallbackCharges charges;
 
     private StoreStack(Builder builder) {
         long maxKeys = builder.localMaxKeys;
@@ -78,10 +79,19 @@ public final class StoreStack {
                 new LocalBucketStore(maxKeys, clock), shared, builder.sharedAnswers, builder.sharedName);
         this.store = memoryUntilShared != null ? memoryUntilShared : shared;
         this.settleInterval = builder.settleInterval;
+        this.charges = builder.fallbackCharges;
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Charges the shared store's buckets after the fact, down to one capacity of debt: the fallback's charge-back,
+     * and the amount a response reports ({@link ResponseCharge}).
+     */
+    public FallbackCharges charges() {
+        return charges;
     }
 
     /** The assembled store: the one to decide with. */

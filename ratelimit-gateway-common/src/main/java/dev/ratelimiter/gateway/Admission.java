@@ -45,6 +45,7 @@ public final class Admission {
     private final WarnOnce unknownTiers = new WarnOnce(logger);
     private final ThrottledLog failedDecisions = new ThrottledLog(logger);
     private final WarnOnce tokenKeysListedAsHeaderKeys = new WarnOnce(logger);
+    private final CostExpressions costs = new CostExpressions();
 
     /**
      * @param describer names the sources of the identity in the answers; its description of the API key and its
@@ -139,7 +140,8 @@ public final class Admission {
                 RouteMetadata.cost(metadata));
         // Deferred, so that a failure thrown while the call is set up (an adapter's bug) is decided like one the call
         // signals, instead of escaping as a 500.
-        Mono<Verdict> verdict = Mono.defer(() -> evaluator.check(rules, attributes, permits))
+        Mono<Verdict> verdict = Mono.defer(() -> evaluator.check(rules, attributes, permits,
+                        costs.of(request.http())))
                 .onErrorResume(failure -> {
                     // The store adapter already falls back on store failures; reaching here is a bug, and a limiter
                     // bug must become neither an outage of the API behind it nor a way past a rule that promised to

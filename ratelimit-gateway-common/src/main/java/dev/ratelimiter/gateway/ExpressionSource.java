@@ -87,6 +87,11 @@ public final class ExpressionSource implements IdentitySource {
         this.parameters = List.copyOf(literalNames(ast, "query", new LinkedHashSet<>()));
     }
 
+    /** The expression's value as it is (a string, a number, a map, null); throws when the evaluation fails. */
+    Object evaluate(IdentityRequest request, Principal principal) {
+        return expression.getValue(CONTEXT, new IdentityExpressionRoot(request, principal, claimsReadable));
+    }
+
     @Override
     public String read(IdentityRequest request, Principal principal) {
         IdentityValue value = value(request, principal);

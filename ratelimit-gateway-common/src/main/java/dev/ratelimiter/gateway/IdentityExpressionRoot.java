@@ -11,14 +11,16 @@ import java.util.function.Function;
  * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} and
  * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
  * {@code route} (the matched route's id), {@code principal} (the authenticated principal's name) and
- * {@code claims['tenant_id']} (its token's claims), on either web stack. Strings and maps only, so an expression reaches no object whose
+ * {@code claims['tenant_id']} (its token's claims), {@code headerLengths['X-Query']} (a header's length in characters, 0
+ * when absent) and {@code contentLength} (the {@code Content-Length} header as a number, 0 when absent: a body's size
+ * known before the body is read, for costs), on either web stack. Strings and maps only, so an expression reaches no object whose
  * getters could do more than read.
  */
 final class IdentityExpressionRoot {
 
     /** The properties an expression may read, in the order messages list them. */
     static final List<String> NAMES = List.of("headers", "cookies", "query", "path", "method", "route", "principal",
-            "claims");
+            "claims", "headerLengths", "contentLength");
 
     static final Set<String> PROPERTIES = Set.copyOf(NAMES);
 
@@ -55,15 +57,20 @@ final class IdentityExpressionRoot {
             case "route" -> request.routeId();
             case "principal" -> PrincipalSource.INSTANCE.read(request, principal);
             case "claims" -> claimsReadable && principal != null ? TokenClaims.of(principal) : Map.of();
+            case "headerLengths" -> lookup(header -> {
+                String value = request.headers().getFirst(header);
+                return value == null ? 0 : value.length();
+            });
+            case "contentLength" -> Math.max(0, request.headers().getContentLength());
             default -> throw new IllegalArgumentException(name);
         };
     }
 
     /** A map that answers {@code get} by asking the request: nothing is copied, and nothing else is offered. */
-    private static Map<String, String> lookup(Function<String, String> values) {
+    private static <V> Map<String, V> lookup(Function<String, V> values) {
         return new AbstractMap<>() {
             @Override
-            public String get(Object key) {
+            public V get(Object key) {
                 return key instanceof String name ? values.apply(name) : null;
             }
 
@@ -73,7 +80,7 @@ final class IdentityExpressionRoot {
             }
 
             @Override
-            public Set<Entry<String, String>> entrySet() {
+            public Set<Entry<String, V>> entrySet() {
                 return Set.of();
             }
         };

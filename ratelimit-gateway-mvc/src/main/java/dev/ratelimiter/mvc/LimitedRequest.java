@@ -4,6 +4,7 @@ import dev.ratelimiter.core.LoadShedder;
 import dev.ratelimiter.core.RequestAttributes;
 import dev.ratelimiter.core.RequestPermits;
 import dev.ratelimiter.gateway.RefusalRenderer;
+import dev.ratelimiter.gateway.ResponseCharges;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
@@ -48,6 +49,8 @@ final class LimitedRequest extends HttpServletRequestWrapper {
     private final HttpServletResponse response;
     private final MvcRequestLifecycle lifecycle;
     private RequestAttributes attributes;
+    /** What its response owes, when a rule charged from the response admitted it; set on the deciding thread. */
+    private volatile ResponseCharges.Pending responseCharge;
 
     /** The limiter's refusal, thrown out of the route's first filter so that nothing after it runs. */
     static final class Refused extends RuntimeException {
@@ -140,6 +143,15 @@ final class LimitedRequest extends HttpServletRequestWrapper {
 
     void attributes(RequestAttributes decided) {
         attributes = decided;
+    }
+
+    /** What the response owes once written, or null. */
+    ResponseCharges.Pending responseCharge() {
+        return responseCharge;
+    }
+
+    void responseCharge(ResponseCharges.Pending owed) {
+        responseCharge = owed;
     }
 
     /** The request counts in progress at an upstream until it is over (at once if it is). */

@@ -16,6 +16,7 @@ import dev.ratelimiter.gateway.CallerIdentity;
 import dev.ratelimiter.gateway.Decision;
 import dev.ratelimiter.gateway.RefusalAnswer;
 import dev.ratelimiter.gateway.RefusalRenderer;
+import dev.ratelimiter.gateway.ResponseCharges;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.WarnOnce;
 import jakarta.servlet.http.HttpServletResponse;
@@ -42,6 +43,7 @@ public final class MvcRateLimiter {
     private final Function<String, Map<String, Object>> routeMetadata;
     private final RefusalRenderer refusals;
     private final WarnOnce failedResolutions = new WarnOnce(LoggerFactory.getLogger(MvcRateLimiter.class));
+    private final ResponseCharges responseCharges;
 
     /**
      * @param identity who is calling, from the request headers
@@ -63,6 +65,16 @@ public final class MvcRateLimiter {
     public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, ServletIdentityResolver resolver,
             Admission admission, Duration waitBound, Function<String, Map<String, Object>> routeMetadata,
             RefusalRenderer refusals) {
+        this(evaluator, identity, resolver, admission, waitBound, routeMetadata, refusals, ResponseCharges.NONE);
+    }
+
+    /**
+     * As above, the rules charged from the response charged by {@code responseCharges} once it is written.
+     */
+    public MvcRateLimiter(RateLimitEvaluator evaluator, RequestIdentity identity, ServletIdentityResolver resolver,
+            Admission admission, Duration waitBound, Function<String, Map<String, Object>> routeMetadata,
+            RefusalRenderer refusals, ResponseCharges responseCharges) {
+        this.responseCharges = responseCharges;
         this.refusals = refusals;
         this.evaluator = evaluator;
         this.identity = identity;
@@ -100,7 +112,8 @@ public final class MvcRateLimiter {
         HttpHeaders headers = request.headers().asHttpHeaders();
         CallerIdentity caller = resolver == null ? identity.caller(headers) : identify(request, routeId);
         Decision decision = admission.decide(rules, caller, new AdmissionRequest(request.requestPath().value(),
-                routeId, metadata, () -> clientIp(limited, headers)), limited.permits());
+                routeId, metadata, () -> clientIp(limited, headers), new ServletIdentityRequest(request, routeId)),
+                limited.permits());
         if (decision.refusal() != null) {
             return answer(decision.refusal(), new HttpHeaders(), null, limited);
         }
@@ -109,8 +122,9 @@ public final class MvcRateLimiter {
         // is written, however the request ends.
         HttpHeaders rateLimitFields = new HttpHeaders();
         RefusalAnswer refused;
+        Verdict verdict;
         try {
-            Verdict verdict = wait.await(decision.verdict(), decision::undecided);
+            verdict = wait.await(decision.verdict(), decision::undecided);
             refused = decision.judge(verdict, rateLimitFields);
         }
         finally {
@@ -125,6 +139,7 @@ public final class MvcRateLimiter {
         // response adds the upstream's headers to these.
         HttpServletResponse response = limited.response();
         rateLimitFields.forEach((name, values) -> values.forEach(value -> response.setHeader(name, value)));
+        limited.responseCharge(responseCharges.pending(verdict));
         return null;
     }
 

@@ -2,6 +2,7 @@ package dev.ratelimiter.mvc;
 
 import java.io.IOException;
 
+import dev.ratelimiter.gateway.ResponseCharges;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
@@ -40,9 +41,10 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
                 && request.getAttribute(LimitedRequest.ATTRIBUTE) instanceof LimitedRequest previous ? previous : null;
         LimitedRequest limited = new LimitedRequest(request, response, reported);
         limited.setAttribute(LimitedRequest.ATTRIBUTE, limited);
+        ChargedServletResponse charged = new ChargedServletResponse(response, limited::responseCharge);
         Throwable failure = null;
         try {
-            chain.doFilter(limited, response);
+            chain.doFilter(limited, charged);
         }
         catch (IOException | ServletException | RuntimeException | Error ex) {
             failure = ex;
@@ -51,11 +53,23 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
         finally {
             if (failure == null && request.isAsyncStarted()) {
                 // The response is written later, on another thread: the request ends when the async work does.
-                request.getAsyncContext().addListener(new Ending(limited));
+                request.getAsyncContext().addListener(new Ending(limited, charged));
             }
             else {
                 limited.end(failure);
+                charge(limited, charged, failure);
             }
+        }
+    }
+
+    /**
+     * Charges what the response reported, when a rule charged from the response admitted the request: written to its
+     * end unless the servlet ended with a failure (the client went away: an {@link IOException} out of the write).
+     */
+    private static void charge(LimitedRequest limited, ChargedServletResponse response, Throwable failure) {
+        ResponseCharges.Pending owed = limited.responseCharge();
+        if (owed != null) {
+            owed.complete(failure == null, response.getStatus(), response.headers());
         }
     }
 
@@ -67,15 +81,18 @@ public final class RateLimitServletFilter extends OncePerRequestFilter {
     private static final class Ending implements AsyncListener {
 
         private final LimitedRequest limited;
+        private final ChargedServletResponse response;
         private volatile Throwable failure;
 
-        Ending(LimitedRequest limited) {
+        Ending(LimitedRequest limited, ChargedServletResponse response) {
             this.limited = limited;
+            this.response = response;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
             limited.end(failure);
+            charge(limited, response, failure);
         }
 
         @Override

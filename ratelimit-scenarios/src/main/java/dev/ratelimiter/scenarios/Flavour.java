@@ -62,6 +62,11 @@ enum Flavour {
             return Optional.of("scenario regions is WebFlux only: its global limit's usage and shares travel over "
                     + "Kafka, and the MVC starter (so sample-gateway-mvc) has no Kafka client");
         }
+        if (this == MVC && LlmTokensScenario.NAME.equals(scenario)) {
+            return Optional.of("scenario llm-tokens is WebFlux only: its LLM-like route and llm-tokens rule are "
+                    + "sample-gateway's; sample-gateway-mvc has neither (MvcChargeFromResponseIntegrationTest covers "
+                    + "the MVC flavour)");
+        }
         return Optional.empty();
     }
 

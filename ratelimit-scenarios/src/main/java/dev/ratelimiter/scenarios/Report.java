@@ -78,26 +78,32 @@ final class Report {
             data.addSeries(refused);
             data.addSeries(hits);
             data.addSeries(failed);
-            JFreeChart chart = ChartFactory.createXYLineChart(name, "second", "requests per second", data,
-                    PlotOrientation.VERTICAL, true, false, false);
-            XYPlot plot = chart.getXYPlot();
-            plot.setBackgroundPaint(Color.WHITE);
-            plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-            plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-            XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
-            Color[] colours = {new Color(0x2E7D32), new Color(0xC62828), new Color(0x1565C0), new Color(0x6A1B9A)};
-            for (int i = 0; i < colours.length; i++) {
-                renderer.setSeriesPaint(i, colours[i]);
-                renderer.setSeriesStroke(i, new BasicStroke(i == 2 ? 1.5f : 2.5f, BasicStroke.CAP_ROUND,
-                        BasicStroke.JOIN_ROUND, 1f, i == 2 ? new float[] {6f, 4f} : null, 0f));
-            }
-            plot.setRenderer(renderer);
             Path png = dir.resolve(name + ".png");
-            ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 450);
+            lineChart(png, name, "requests per second", data, new Color[] {new Color(0x2E7D32), new Color(0xC62828),
+                    new Color(0x1565C0), new Color(0x6A1B9A)}, 2);
             return new Path[] {csv, png};
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** A line chart per second, one colour per series, series {@code dashed} drawn thin and dashed (-1: none). */
+    static void lineChart(Path png, String title, String yAxis, XYSeriesCollection data, Color[] colours, int dashed)
+            throws IOException {
+        JFreeChart chart = ChartFactory.createXYLineChart(title, "second", yAxis, data, PlotOrientation.VERTICAL, true,
+                false, false);
+        XYPlot plot = chart.getXYPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+        for (int i = 0; i < colours.length; i++) {
+            renderer.setSeriesPaint(i, colours[i]);
+            renderer.setSeriesStroke(i, new BasicStroke(i == dashed ? 1.5f : 2.5f, BasicStroke.CAP_ROUND,
+                    BasicStroke.JOIN_ROUND, 1f, i == dashed ? new float[] {6f, 4f} : null, 0f));
+        }
+        plot.setRenderer(renderer);
+        ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 450);
     }
 }

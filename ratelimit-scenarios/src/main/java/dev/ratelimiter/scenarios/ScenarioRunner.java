@@ -30,7 +30,7 @@ public final class ScenarioRunner {
                                           the side by side runs off,exact,local (SCG's RequestRateLimiter is WebFlux
                                           only) and regions is refused (no Kafka client in the MVC starter)
               --scenario=<list>           baseline, noisy, flood, botnet, slow, window-edge, store-down, regions,
-                                          side-by-side (default: all the flavour runs)
+                                          llm-tokens (webflux only), side-by-side (default: all the flavour runs)
               --limiters=<list>           side by side: off, scg, exact, local (default: all the flavour runs)
               --instances=2  --seconds=20  --store-timeout-ms=100  --side-by-side-store-timeout-ms=5
               --out=<dir>                 default target/scenarios/<timestamp>
@@ -101,7 +101,8 @@ public final class ScenarioRunner {
                         "store-timeout-ms", String.valueOf(base.storeTimeout().toMillis())))));
         Flavour flavour = Flavour.of(option(args, "flavour", "webflux"));
         List<String> selected = new ArrayList<>(Arrays.asList(option(args, "scenario", String.join(",",
-                Scenarios.ALL) + (flavour.runsRegionsByDefault() ? "," + RegionsScenario.NAME : "") + ",side-by-side")
+                Scenarios.ALL) + (flavour.runsRegionsByDefault() ? "," + RegionsScenario.NAME + ","
+                        + LlmTokensScenario.NAME : "") + ",side-by-side")
                 .split(",")));
         selected.replaceAll(String::trim);
         List<Mode> limiters = Arrays.stream(option(args, "limiters", String.join(",",
@@ -130,7 +131,8 @@ public final class ScenarioRunner {
                         out, scenarios, smoke));
             }
             // the stories: ours in exact mode, with the story store timeout (see the README for why it differs)
-            if (!stories.isEmpty()) {
+            boolean llmTokens = selected.contains(LlmTokensScenario.NAME);
+            if (!stories.isEmpty() || llmTokens) {
                 try (Gateways gateways = Gateways.startFresh(flavour, jar, instances, Mode.EXACT, limits, redis,
                         upstream, out);
                         Load load = new Load(gateways.ports())) {
@@ -142,6 +144,12 @@ public final class ScenarioRunner {
                             redis.restart();
                         }
                         Result result = scenarios.run(story, load, gateways);
+                        Summary.print(result);
+                        results.add(result);
+                    }
+                    if (llmTokens) {
+                        // its own keys and rule (the sample's llm-tokens): nothing the stories spent counts here
+                        Result result = LlmTokensScenario.run(gateways.ports(), limits.seconds(), out);
                         Summary.print(result);
                         results.add(result);
                     }

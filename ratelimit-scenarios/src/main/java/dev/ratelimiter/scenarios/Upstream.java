@@ -15,7 +15,8 @@ import reactor.netty.resources.LoopResources;
 
 /**
  * The API behind the gateways: a Reactor Netty server on loopback that answers 200 at once, except {@code /reports/**}
- * which waits {@link #reportDelay(Duration)}. Counts what reached it per second, per path prefix and per API key, and
+ * which waits {@link #reportDelay(Duration)}, and {@code /v1/chat/completions}, answered like an LLM API
+ * ({@link LlmTokensScenario#answer}). Counts what reached it per second, per path prefix and per API key, and
  * the most requests of one key in progress at once.
  */
 final class Upstream implements AutoCloseable {
@@ -58,8 +59,9 @@ final class Upstream implements AutoCloseable {
                         inFlight[1].accumulateAndGet(inFlight[0].incrementAndGet(), Math::max);
                     }
                     Duration delay = prefix.equals("/reports") ? reportDelay : Duration.ZERO;
-                    Mono<Void> answer = response.header("Content-Type", "application/json")
-                            .sendByteArray(Mono.just(body)).then();
+                    Mono<Void> answer = prefix.equals("/v1") ? LlmTokensScenario.answer(request, response)
+                            : response.header("Content-Type", "application/json").sendByteArray(Mono.just(body))
+                                    .then();
                     if (!delay.isZero()) {
                         answer = Mono.delay(delay).then(answer);
                     }

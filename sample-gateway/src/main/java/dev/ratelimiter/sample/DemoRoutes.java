@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 
 /**
- * Routes {@code /api/**}, {@code /reports/**}, {@code /login/**} and (with a JWT, see {@link DemoSecurity})
+ * Routes {@code /api/**}, {@code /reports/**}, {@code /login/**}, {@code /v1/chat/completions} and (with a JWT, see {@link DemoSecurity})
  * {@code /secure/**} to the demo upstream. Routes to real APIs are
  * usually written in {@code application.yml} instead; these are code only because the demo upstream's port is chosen
  * at start.
@@ -60,6 +60,11 @@ class DemoRoutes {
                 .route("demo-login", route -> limited(route.path("/login/**"), gatewayLimiter, replenishRate,
                         burstCapacity, apiKeyResolver)
                         .metadata("route-class", "login")
+                        .metadata("ratelimit-priority", "critical")
+                        .uri(uri))
+                // the LLM-like API (DemoLlmApi): charged the tokens each answer reports (rule llm-tokens)
+                .route("demo-llm", route -> route.path("/v1/chat/completions")
+                        .metadata("route-class", "llm")
                         .metadata("ratelimit-priority", "critical")
                         .uri(uri))
                 // JWT only (DemoSecurity): the caller's key, tenant and tier come from the token's claims

@@ -28,7 +28,9 @@ public final class DemoUpstream implements AutoCloseable {
                         .get("/reports/run", (request, response) -> response
                                 .header("Content-Type", "application/json")
                                 .sendString(Mono.delay(Duration.ofSeconds(2)).map(tick -> "{\"report\":\"done\","
-                                        + "\"time\":\"" + Instant.now() + "\"}"), StandardCharsets.UTF_8)))
+                                        + "\"time\":\"" + Instant.now() + "\"}"), StandardCharsets.UTF_8))
+                        // An LLM-like API reporting the tokens each answer used (DemoLlmApi).
+                        .post("/v1/chat/completions", DemoLlmApi::chatCompletions))
                 .bindNow(Duration.ofSeconds(10));
     }
 

@@ -10,6 +10,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
@@ -88,5 +89,47 @@ class SampleGatewayWithRedisTest {
             Thread.onSpinWait();
         }
         assertThat(redis.command("ZCARD", permits).trim()).as("both permits given back").isEqualTo("0");
+    }
+
+    /**
+     * The LLM-like API's tokens per minute: each answer's usage.total_tokens (15 prompt + 4,000 completion) is
+     * charged once it has streamed; the third answer is admitted because 100 tokens were left, drives the bucket into
+     * debt, and the next request is refused until the bucket has refilled.
+     */
+    @Test
+    void theLlmRouteChargesTheTokensEachAnswerReports() {
+        WebTestClient client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(Duration.ofSeconds(10)).build();
+        String request = "{\"model\":\"demo\",\"max_tokens\":4000,\"stream\":true,\"messages\":[]}";
+        List<String> remaining = new java.util.ArrayList<>();
+        List<Integer> statuses = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            EntityExchangeResult<String> answer = client.post().uri("/v1/chat/completions")
+                    .header("X-API-Key", "demo-llm").header("Content-Type", "application/json").bodyValue(request)
+                    .exchange().expectBody(String.class).returnResult();
+            statuses.add(answer.getStatus().value());
+            remaining.add(answer.getResponseHeaders().getFirst("X-RateLimit-Remaining"));
+            if (answer.getStatus().value() == 200) {
+                assertThat(answer.getResponseBody()).contains("\"total_tokens\":4015", "data: [DONE]");
+                awaitCharged("llm-tokens@t", 10_000 - 4015L * (i + 1));
+            }
+        }
+        // 10,000 - 100 up front; then 10,000 - 4,015 - 100; then 10,000 - 8,030 - 100; then 1,970 - 4,015 < 100
+        assertThat(statuses).containsExactly(200, 200, 200, 429);
+        // refilled at 10,000 a minute (167 a second) while the test runs: a little more than these may be left
+        assertThat(Long.parseLong(remaining.get(0))).isBetween(9900L, 9900L);
+        assertThat(Long.parseLong(remaining.get(1))).isBetween(5885L, 6385L);
+        assertThat(Long.parseLong(remaining.get(2))).isBetween(1870L, 2370L);
+    }
+
+    /** Waits until the rule's bucket holds no more than {@code tokens} (plus a refill's worth): the charge landed. */
+    private static void awaitCharged(String bucketSuffix, long tokens) {
+        String bucket = redis.command("KEYS", "rl:*:" + bucketSuffix).trim();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (Double.parseDouble(redis.command("HGET", bucket, "t").trim()) > tokens + 200
+                && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(Double.parseDouble(redis.command("HGET", bucket, "t").trim())).isLessThanOrEqualTo(tokens + 200);
     }
 }

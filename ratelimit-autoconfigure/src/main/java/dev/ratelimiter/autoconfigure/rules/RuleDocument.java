@@ -22,7 +22,9 @@ final class RuleDocument {
 
     static final Set<String> SCALARS = Set.of("group", "algorithm", "capacity", "refillTokens", "refillPeriod",
             "limit", "window", "maxInProgress", "lease", "cost", "mode", "failureMode", "storeMode", "shards",
-            "whenMissing", "scope", "enabled", "period", "zone", "anchorDay", "weekStart");
+            "whenMissing", "scope", "enabled", "period", "zone", "anchorDay", "weekStart", "costExpression", "maxCost",
+            "fallbackCost");
+    static final Set<String> CHARGE_FROM_RESPONSE = Set.of("header", "jsonField", "minimum");
     static final Set<String> MATCH = Set.of("routeIds", "paths", "routeClasses", "tiers", "apiKeys");
     /** The seeds' names for our settings: a document may use either, not both. */
     static final Map<String, String> ALIASES = Map.of("dimension", "key", "burst", "capacity", "match.routes",
@@ -69,6 +71,9 @@ final class RuleDocument {
             if (setting.equals("match")) {
                 settings.put("match", match(value));
             }
+            else if (setting.equals("chargeFromResponse")) {
+                settings.put(setting, chargeFromResponse(value));
+            }
             else if (setting.equals("key")) {
                 settings.put("key", value.isArray() ? strings(name, value) : scalar(name, value));
             }
@@ -78,6 +83,25 @@ final class RuleDocument {
             else {
                 throw new ShapeException(name, name + " is not a rule setting (a misspelt or unknown name); nothing "
                         + "was written.");
+            }
+        }
+        return settings;
+    }
+
+    private static Map<String, Object> chargeFromResponse(JsonNode charge) {
+        if (!charge.isObject()) {
+            throw new ShapeException("chargeFromResponse", "chargeFromResponse is an object ({\"jsonField\": "
+                    + "\"usage.total_tokens\", \"minimum\": 1}), not " + kind(charge) + ".");
+        }
+        Map<String, Object> settings = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> member : charge.properties()) {
+            String field = "chargeFromResponse." + member.getKey();
+            if (!CHARGE_FROM_RESPONSE.contains(member.getKey())) {
+                throw new ShapeException(field, field + " is not a setting of chargeFromResponse (header, jsonField, "
+                        + "minimum); nothing was written.");
+            }
+            if (!member.getValue().isNull()) {
+                settings.put(member.getKey(), scalar(field, member.getValue()));
             }
         }
         return settings;

@@ -15,12 +15,15 @@ import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.InvalidLimitException;
 import dev.ratelimiter.core.Limit;
 import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Metering;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.PolicyNames;
+import dev.ratelimiter.core.ResponseCharge;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.SlidingWindowLimit;
 import dev.ratelimiter.core.TokenBucketLimit;
+import dev.ratelimiter.gateway.CostExpressions;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -70,15 +73,33 @@ final class RuleFactory {
         match.getRouteClasses().forEach(routeClass -> PolicyNames.requireValid(source + "match.route-classes", routeClass));
         String group = settings.getGroup() != null ? settings.getGroup() : id;
         Limit limit = limit(settings, source);
+        Metering metering = metering(settings, limit, source);
         try {
             return new Rule(id, group, new Match(match.getRouteIds(), match.getPaths(), match.getRouteClasses(),
                     match.getTiers(), match.getApiKeys()), settings.getKey(), limit, settings.getCost(),
                     settings.getMode(), settings.getFailureMode(), settings.getStoreMode(), settings.getShards(),
-                    settings.getWhenMissing(), settings.getScope());
+                    settings.getWhenMissing(), settings.getScope(), metering);
         }
         catch (InvalidLimitException ex) {
             throw named(ex, id, source);
         }
+    }
+
+    /** A cost from the request or from the response; null for a fixed cost. The expression is checked here. */
+    private static Metering metering(RuleProperties settings, Limit limit, String source) {
+        RuleProperties.ChargeFromResponse response = settings.getChargeFromResponse();
+        if (settings.getCostExpression() != null) {
+            CostExpressions.validate(source + "cost-expression", settings.getCostExpression());
+            int maxCost = settings.getMaxCost() != null ? settings.getMaxCost()
+                    : (int) Math.min(Integer.MAX_VALUE, limit.quota());
+            return new Metering(settings.getCostExpression(), maxCost, settings.getFallbackCost(),
+                    response.configured() ? responseCharge(response) : null);
+        }
+        return response.configured() ? Metering.fromResponse(responseCharge(response)) : null;
+    }
+
+    private static ResponseCharge responseCharge(RuleProperties.ChargeFromResponse response) {
+        return new ResponseCharge(response.getHeader(), response.getJsonField(), response.getMinimum());
     }
 
     /** The core names a rule by id; configuration users know it by its setting prefix. */

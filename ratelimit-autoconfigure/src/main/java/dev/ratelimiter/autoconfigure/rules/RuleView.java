@@ -9,6 +9,7 @@ import dev.ratelimiter.core.CalendarPeriods;
 import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.ConcurrencyLimit;
 import dev.ratelimiter.core.Limit;
+import dev.ratelimiter.core.Metering;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RuleSync;
@@ -75,6 +76,19 @@ public final class RuleView {
         view.putAll(rule.limit().match(LIMIT_VIEW));
         if (rule.cost() > 0) {
             view.put("cost", rule.cost());
+        }
+        Metering metering = rule.metering();
+        if (metering != null && metering.costExpression() != null) {
+            view.put("costExpression", metering.costExpression());
+            view.put("maxCost", metering.maxCost());
+            view.put("fallbackCost", metering.fallbackCost());
+        }
+        if (rule.responseCharge() != null) {
+            Map<String, Object> charge = new LinkedHashMap<>();
+            charge.put("header", rule.responseCharge().header());
+            charge.put("jsonField", rule.responseCharge().jsonField());
+            charge.put("minimum", rule.responseCharge().minimum());
+            view.put("chargeFromResponse", charge);
         }
         view.put("mode", rule.mode());
         view.put("failureMode", rule.failureMode());

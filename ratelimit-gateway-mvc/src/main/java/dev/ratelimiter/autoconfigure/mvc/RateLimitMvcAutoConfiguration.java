@@ -8,13 +8,16 @@ import dev.ratelimiter.autoconfigure.RateLimitActuatorAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitAutoConfiguration;
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
+import dev.ratelimiter.core.FallbackCharges;
 import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.StoreStack;
 import dev.ratelimiter.core.VerdictListener;
 import dev.ratelimiter.gateway.Admission;
 import dev.ratelimiter.gateway.DecisionObservations;
 import dev.ratelimiter.gateway.RateLimitResponseCustomizer;
 import dev.ratelimiter.gateway.RefusalRenderer;
 import dev.ratelimiter.gateway.RequestIdentity;
+import dev.ratelimiter.gateway.ResponseCharges;
 import dev.ratelimiter.mvc.MvcLoadShedding;
 import dev.ratelimiter.mvc.MvcRateLimiter;
 import dev.ratelimiter.mvc.RateLimitServletFilter;
@@ -65,7 +68,8 @@ public final class RateLimitMvcAutoConfiguration {
     MvcRateLimiter rateLimitMvcLimiter(RateLimitEvaluator evaluator, RateLimitProperties properties,
             ObjectProvider<VerdictListener> listeners, ObjectProvider<GatewayMvcProperties> gateway,
             ObjectProvider<RateLimitResponseCustomizer> customizers, ServletIdentityResolver resolver,
-            ObjectProvider<DecisionObservations> observations) {
+            ObjectProvider<DecisionObservations> observations, ObjectProvider<StoreStack> stacks,
+            ObjectProvider<ResponseCharges.Listener> chargeListeners) {
         // the client address is read with the header identity's settings whoever names the caller
         RequestIdentity identity = AdapterSettings.headerIdentity(properties, AdapterSettings.tierHeader(properties));
         Admission admission = new Admission(evaluator, resolver, AdapterSettings.apiKeyRefusals(properties),
@@ -77,7 +81,10 @@ public final class RateLimitMvcAutoConfiguration {
         return new MvcRateLimiter(evaluator, identity, resolver, admission,
                 properties.getStore().effectiveMaxWait().plus(WAIT_MARGIN),
                 new RouteMetadataLookup(gateway.getIfAvailable(GatewayMvcProperties::new)),
-                new RefusalRenderer(customizers.orderedStream().toList()));
+                new RefusalRenderer(customizers.orderedStream().toList()),
+                // charged through our store stack's after-the-fact charge; an application's own store: the minimum
+                ResponseCharges.of(stacks.getIfAvailable() == null ? FallbackCharges.NONE
+                        : stacks.getIfAvailable().charges(), chargeListeners.orderedStream().toList()));
     }
 
     /**

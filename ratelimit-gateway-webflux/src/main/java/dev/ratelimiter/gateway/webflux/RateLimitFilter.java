@@ -21,6 +21,7 @@ import dev.ratelimiter.gateway.IdentityValuePolicy;
 import dev.ratelimiter.gateway.RefusalAnswer;
 import dev.ratelimiter.gateway.RequestIdentity;
 import dev.ratelimiter.gateway.RequestIdentityResolver;
+import dev.ratelimiter.gateway.ResponseCharges;
 import dev.ratelimiter.gateway.RouteMetadata;
 import dev.ratelimiter.gateway.WarnOnce;
 import io.micrometer.observation.Observation;
@@ -32,8 +33,10 @@ import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Decides every routed request before it is forwarded: allowed requests go on with the rate-limit headers on their
@@ -65,6 +68,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final int order;
     private final RefusalWriter refusalWriter;
     private final WarnOnce failedResolutions = new WarnOnce(logger);
+    private final ResponseCharges responseCharges;
 
     public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, ApiKeyRefusals refusals,
             VerdictListener listener, Clock clock, int order) {
@@ -108,6 +112,18 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, IdentityValuePolicy users,
             IdentityValuePolicy tenants, VerdictListener listener, Clock clock, int order,
             RefusalWriter refusalWriter, DecisionObservations observations) {
+        this(evaluator, identity, resolver, refusals, apiKeyFormat, users, tenants, listener, clock, order,
+                refusalWriter, observations, ResponseCharges.NONE);
+    }
+
+    /**
+     * As above, the rules charged from the response charged by {@code responseCharges} when it completes.
+     */
+    public RateLimitFilter(RateLimitEvaluator evaluator, RequestIdentity identity, RequestIdentityResolver resolver,
+            ApiKeyRefusals refusals, ApiKeyFormat apiKeyFormat, IdentityValuePolicy users,
+            IdentityValuePolicy tenants, VerdictListener listener, Clock clock, int order,
+            RefusalWriter refusalWriter, DecisionObservations observations, ResponseCharges responseCharges) {
+        this.responseCharges = responseCharges;
         this.evaluator = evaluator;
         this.identity = identity;
         this.resolver = resolver;
@@ -156,7 +172,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         ServerHttpRequest http = exchange.getRequest();
         AdmissionRequest request = new AdmissionRequest(http.getPath().value(), route != null ? route.getId() : null,
                 route != null ? route.getMetadata() : Map.of(),
-                () -> identity.clientIp(http.getRemoteAddress(), http.getHeaders()));
+                () -> identity.clientIp(http.getRemoteAddress(), http.getHeaders()),
+                new ExchangeIdentityRequest(exchange));
         RequestPermits permits = new RequestPermits();
         Decision decision = admission.decide(rules, caller, request, permits, parent);
         if (decision.refusal() != null) {
@@ -177,7 +194,19 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private Mono<Void> apply(Decision decision, Verdict verdict, ServerWebExchange exchange,
             GatewayFilterChain chain) {
         RefusalAnswer refused = decision.judge(verdict, exchange.getResponse().getHeaders());
-        return refused == null ? chain.filter(exchange) : refusalWriter.write(exchange, refused);
+        if (refused != null) {
+            return refusalWriter.write(exchange, refused);
+        }
+        ResponseCharges.Pending pending = responseCharges.pending(verdict);
+        if (pending == null) {
+            return chain.filter(exchange);
+        }
+        ServerHttpResponse response = exchange.getResponse();
+        ChargedResponse charged = new ChargedResponse(response, pending);
+        return chain.filter(exchange.mutate().response(charged).build())
+                .doFinally(signal -> pending.complete(signal == SignalType.ON_COMPLETE && charged.bodyEnded(),
+                        response.getStatusCode() == null ? 0 : response.getStatusCode().value(),
+                        response.getHeaders()));
     }
 
     /**
