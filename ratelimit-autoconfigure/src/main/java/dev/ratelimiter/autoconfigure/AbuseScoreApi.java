@@ -13,9 +13,9 @@ import org.springframework.util.ClassUtils;
 /**
  * The abuse scores' part of the rules API, where abuse scores are on ({@code ratelimit.abuse.enabled}); publishing
  * through the score topic where it is configured. The management context is a child of the application's, so its
- * beans are seen from there.
+ * beans are seen from there. Used by both flavours' rules API configurations.
  */
-final class AbuseScoreApi {
+public final class AbuseScoreApi {
 
     private static final boolean KAFKA = ClassUtils.isPresent("org.apache.kafka.clients.producer.KafkaProducer",
             AbuseScoreApi.class.getClassLoader());
@@ -23,7 +23,7 @@ final class AbuseScoreApi {
     private AbuseScoreApi() {
     }
 
-    static @Nullable AbuseScoreOperations of(ApplicationContext context, RulesApiOperations rules) {
+    public static @Nullable AbuseScoreOperations of(ApplicationContext context, RulesApiOperations rules) {
         AbuseScores scores = context.getBeanProvider(AbuseScores.class).getIfAvailable();
         if (scores == null) {
             return null;

@@ -62,10 +62,6 @@ enum Flavour {
             return Optional.of("scenario regions is WebFlux only: its global limit's usage and shares travel over "
                     + "Kafka, and the MVC starter (so sample-gateway-mvc) has no Kafka client");
         }
-        if (this == MVC && AbuseScoreScenario.NAME.equals(scenario)) {
-            return Optional.of("scenario abuse-score is WebFlux only: the rules API's _abuse-scores paths are "
-                    + "served on WebFlux so far");
-        }
         return Optional.empty();
     }
 

@@ -28,8 +28,8 @@ public final class ScenarioRunner {
               --flavour=webflux|mvc       the gateway to drive: sample-gateway (WebFlux, the default) or
                                           sample-gateway-mvc (Server MVC), both given the same arguments; on mvc
                                           the side by side runs off,exact,local (SCG's RequestRateLimiter is WebFlux
-                                          only) and regions is refused (no Kafka client in the MVC starter), as is
-                                          abuse-score (its rules API paths are WebFlux only so far)
+                                          only) and regions is refused (no Kafka client in the MVC starter);
+                                          abuse-score runs on mvc when named (not by default there)
               --scenario=<list>           baseline, noisy, flood, botnet, slow, window-edge, store-down, regions,
                                           abuse-score, side-by-side (default: all the flavour runs)
               --limiters=<list>           side by side: off, scg, exact, local (default: all the flavour runs)
