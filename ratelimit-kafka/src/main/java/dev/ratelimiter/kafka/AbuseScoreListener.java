@@ -39,6 +39,10 @@ public final class AbuseScoreListener implements AutoCloseable {
     private volatile boolean topicMissing;
     private volatile boolean caughtUp;
     private volatile String problem;
+    private long probedAt;
+
+    /** How often the broker is asked whether it is there (see {@link #probeEvery}). */
+    static final Duration PROBE_INTERVAL = Duration.ofSeconds(5);
 
     /** @param consumers makes the consumer on the listener's thread (an unresolvable Kafka must not stop start-up) */
     public AbuseScoreListener(Supplier<Consumer<String, String>> consumers, String topic, AbuseScores scores) {
@@ -67,8 +71,8 @@ public final class AbuseScoreListener implements AutoCloseable {
                         apply(record.key(), record.value(), Instant.ofEpochMilli(Math.max(0, record.timestamp())));
                     }
                     noteCaughtUp();
+                    probeEvery(PROBE_INTERVAL);
                 }
-                problem = null;
             }
             catch (org.apache.kafka.common.errors.WakeupException
                     | org.apache.kafka.common.errors.InterruptException ex) {
@@ -83,6 +87,19 @@ public final class AbuseScoreListener implements AutoCloseable {
                 pause();
             }
         }
+    }
+
+    /**
+     * A poll answers nothing rather than fail when the broker is gone, so the broker is asked something every
+     * {@code interval} (the topic's end offsets): its failure is what the health reports, its success clears it.
+     */
+    private void probeEvery(Duration interval) {
+        if (System.nanoTime() - probedAt < interval.toNanos()) {
+            return;
+        }
+        consumer.endOffsets(endOffsets.keySet(), Duration.ofSeconds(2));
+        probedAt = System.nanoTime();
+        problem = null;
     }
 
     private void assign() {
@@ -100,7 +117,9 @@ public final class AbuseScoreListener implements AutoCloseable {
         consumer.assign(all);
         consumer.seekToBeginning(all);
         endOffsets = consumer.endOffsets(all, Duration.ofSeconds(5));
+        probedAt = System.nanoTime();
         topicMissing = false;
+        problem = null;
         logger.info("Reading abuse scores from {} ({} partitions)", topic, all.size());
     }
 

@@ -85,6 +85,26 @@ class AbuseScoreListenerTest {
     }
 
     @Test
+    void aMissingTopicHoldsUpNothingAndIsReported() throws Exception {
+        scores.apply("held", new AbuseScore(1.0, null, "rollup", NOW, null));
+        AbuseScoreListener missing = new AbuseScoreListener(() -> new MockConsumer<>("earliest"), "no-such-topic",
+                scores);
+        missing.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!missing.topicMissing() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(missing.topicMissing()).isTrue();
+            assertThat(missing.caughtUp()).isFalse();
+            assertThat(scores.factorFor("held")).as("the scores held stay").isCloseTo(0.1, within(1e-9));
+        }
+        finally {
+            missing.close();
+        }
+    }
+
+    @Test
     void whatIsWrittenIsReadBack() {
         AbuseScore score = new AbuseScore(0.75, null, "operator", NOW, NOW.plusSeconds(60));
         assertThat(AbuseScoreJson.read(AbuseScoreJson.write(score), Instant.EPOCH)).isEqualTo(score);

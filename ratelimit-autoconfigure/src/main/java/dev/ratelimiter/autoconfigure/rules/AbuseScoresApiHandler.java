@@ -30,9 +30,11 @@ public final class AbuseScoresApiHandler {
                 .build();
     }
 
+    /** Off the event loop: the list copies up to max-clients ids under the scores' write lock. */
     Mono<ServerResponse> list(ServerRequest request) {
-        return RulesApiHandler.answer(request, caller -> Mono.justOrEmpty(operations.list(caller,
-                RulesApiHandler.instance(request))));
+        String instance = RulesApiHandler.instance(request);
+        return RulesApiHandler.answer(request, caller -> RulesApiHandler.offTheEventLoop(() -> operations.list(caller,
+                instance)));
     }
 
     Mono<ServerResponse> get(ServerRequest request) {

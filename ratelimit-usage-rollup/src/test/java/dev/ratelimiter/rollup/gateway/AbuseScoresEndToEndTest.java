@@ -22,6 +22,7 @@ import dev.ratelimiter.rollup.RollupTopology;
 import dev.ratelimiter.testsupport.RedisServer;
 import dev.ratelimiter.testsupport.RedisServers;
 import dev.ratelimiter.testsupport.StubUpstream;
+import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -31,7 +32,10 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -47,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * per 2 s, per API key. Operators push scores through the rules API and through the topic too; a malformed record on
  * the topic changes nothing and holds up nothing.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AbuseScoresEndToEndTest {
 
     static final String DECISIONS = "ratelimit.decisions";
@@ -99,7 +104,7 @@ class AbuseScoresEndToEndTest {
                 "ratelimit.events.kafka.topic=" + DECISIONS,
                 "ratelimit.abuse.enabled=true", "ratelimit.abuse.min-factor=0.1", "ratelimit.abuse.half-life=4s",
                 "ratelimit.abuse.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
-                "ratelimit.abuse.kafka.topic=" + SCORES).run();
+                "ratelimit.abuse.kafka.topic=" + SCORES, "ratelimit.abuse.kafka.publish-timeout=2s").run();
         port = Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port"));
         managementPort = Integer.parseInt(gateway.getEnvironment().getProperty("local.management.port"));
         AbuseScoreListener listener = gateway.getBean(AbuseScoreListener.class);
@@ -126,6 +131,7 @@ class AbuseScoresEndToEndTest {
     }
 
     @Test
+    @Order(1)
     void anAbusiveClientIsScoredByTheRollupRefusedSoonerThenWholeAgainAfterDecay() throws Exception {
         AbuseScores scores = gateway.getBean(AbuseScores.class);
         String abuser = clientId("abuser");
@@ -154,6 +160,7 @@ class AbuseScoresEndToEndTest {
     }
 
     @Test
+    @Order(2)
     void anOperatorPushThroughTheRulesApiLowersTheLimitAndItsRemovalRestoresIt() throws Exception {
         AbuseScores scores = gateway.getBean(AbuseScores.class);
         String client = clientId("pushed-by-api");
@@ -180,6 +187,7 @@ class AbuseScoresEndToEndTest {
     }
 
     @Test
+    @Order(3)
     void anOperatorsOwnSystemPushesThroughTheTopicAndAMalformedRecordHoldsUpNothing() throws Exception {
         AbuseScores scores = gateway.getBean(AbuseScores.class);
         AbuseScoreListener listener = gateway.getBean(AbuseScoreListener.class);
@@ -199,6 +207,33 @@ class AbuseScoresEndToEndTest {
         Map<String, Object> health = gateway.getBean("abuseScoresHealthIndicator", HealthIndicator.class).health()
                 .getDetails();
         assertThat(health).containsEntry("topicRead", true).doesNotContainKey("problem");
+    }
+
+    /** Last: the broker goes away; the score held stays in force (decaying) and the health says Kafka is gone. */
+    @Test
+    @Order(4)
+    void withKafkaGoneTheScoresHeldStayAndDecay() throws Exception {
+        AbuseScores scores = gateway.getBean(AbuseScores.class);
+        String client = clientId("scored-before-the-outage");
+        HttpResponse<String> put = api("PUT", client, "{\"factor\":0.1}", true);
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        rollup.close(Duration.ofSeconds(10));
+        rollup = null;
+        BrokerServer broker = kafka.getCluster().brokers().values().iterator().next();
+        broker.shutdown();
+        broker.awaitShutdown();
+        HealthIndicator health = gateway.getBean("abuseScoresHealthIndicator", HealthIndicator.class);
+        await("the health reports Kafka unreadable", () -> health.health().getDetails().containsKey("problem"));
+        assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
+        double factor = scores.factorFor(client);
+        assertThat(factor).as("the score held, decaying").isGreaterThan(0.1).isLessThan(1.0);
+        // the bucket holds its lowered capacity (20 × the factor, rounded down to hundredths, then up) and refills a
+        // little during the burst
+        assertThat(burst("scored-before-the-outage", 20)).as("still lowered, at factor %.2f", factor)
+                .isLessThanOrEqualTo((int) Math.ceil(20 * factor) + 3).isLessThan(20);
+        HttpResponse<String> refused = api("PUT", clientId("during-the-outage"), "{\"factor\":0.1}", true);
+        assertThat(refused.statusCode()).as("not published, nothing changed").isEqualTo(503);
+        assertThat(scores.factorFor(clientId("during-the-outage"))).isEqualTo(1.0);
     }
 
     static String clientId(String apiKey) {
