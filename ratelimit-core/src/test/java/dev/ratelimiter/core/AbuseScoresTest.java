@@ -200,6 +200,35 @@ class AbuseScoresTest {
                 + "the whole rate, not at once").isLessThanOrEqualTo(1);
     }
 
+    /** The factor applies to the rule in force: a shard's split, a region's share, each scaled in turn. */
+    @Test
+    void theFactorScalesAShardsSplitAndARegionsShare() {
+        AbuseScores scores = scores(0.1, 10);
+        ClientIds ids = ClientIds.unkeyed();
+        scores.apply(ids.of("k"), score(1, T0));
+        List<Check> seen = new java.util.ArrayList<>();
+        RateLimitStore recording = checks -> {
+            seen.addAll(checks);
+            return reactor.core.publisher.Mono.just(Verdict.evaluated(List.of(), Verdict.Source.STORE));
+        };
+        Rule sharded = new Rule("sharded", "s", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("t.", 1_600, 1_600, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.EXACT, 16);
+        Rule global = new Rule("global", "g", Match.ANY, List.of(Dimension.API_KEY),
+                TokenBucketLimit.of("t.", 900, 900, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
+                StoreMode.EXACT, 1, null, Scope.GLOBAL);
+        RegionShares regions = new RegionShares("a", java.util.Map.of("a", 1.0, "b", 1.0, "c", 1.0));
+        regions.sharesRead();
+        RateLimitEvaluator evaluator = new RateLimitEvaluator(() -> RuleSet.builder("free").rule(sharded).rule(global)
+                .build(), recording, ids, regions, scores);
+        evaluator.check(new RequestAttributes("k", null, null, null, "api", "/x", "default", "free", 1),
+                new RequestPermits()).block();
+        evaluator.check(new RequestAttributes("other", null, null, null, "api", "/x", "default", "free", 1),
+                new RequestPermits()).block();
+        assertThat(seen).extracting(check -> check.rule().id() + "=" + check.rule().limit().quota())
+                .containsExactlyInAnyOrder("sharded=10", "global=30", "sharded=100", "global=300");
+    }
+
     static int admitted(RateLimitEvaluator evaluator, String key, int requests) {
         int admitted = 0;
         for (int i = 0; i < requests; i++) {
