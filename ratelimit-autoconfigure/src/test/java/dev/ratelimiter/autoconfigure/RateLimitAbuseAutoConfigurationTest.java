@@ -75,6 +75,23 @@ class RateLimitAbuseAutoConfigurationTest {
     }
 
     @Test
+    void theScaledClientsAreMeteredWithoutAClientTag() {
+        runner.withPropertyValues("ratelimit.abuse.enabled=true")
+                .withBean(io.micrometer.core.instrument.MeterRegistry.class,
+                        io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+                .run(context -> {
+                    AbuseScores scores = context.getBean(AbuseScores.class);
+                    scores.apply("c1", new dev.ratelimiter.core.AbuseScore(1.0, null, "t", java.time.Instant.now(),
+                            null));
+                    io.micrometer.core.instrument.Gauge gauge = context.getBean(
+                            io.micrometer.core.instrument.MeterRegistry.class).get("ratelimit.abuse.clients.scaled")
+                            .gauge();
+                    assertThat(gauge.value()).isEqualTo(1.0);
+                    assertThat(gauge.getId().getTags()).isEmpty();
+                });
+    }
+
+    @Test
     void aUserBeanTakesOver() {
         runner.withPropertyValues("ratelimit.abuse.enabled=true").withUserConfiguration(OwnScores.class)
                 .run(context -> assertThat(context.getBean(AbuseScores.class).settings().maxClients()).isEqualTo(7));
