@@ -100,6 +100,7 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.identity.WebFluxIdentityResolvers")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RuleDocumentReader")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiHandler")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.AbuseScoresApiHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiRoutes")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.WhatIfHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter")

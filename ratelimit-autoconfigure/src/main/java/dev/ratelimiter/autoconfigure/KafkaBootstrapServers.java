@@ -13,6 +13,7 @@ public final class KafkaBootstrapServers {
     static final String EVENTS = "ratelimit.events.kafka.bootstrap-servers";
     static final String REGIONS = "ratelimit.regions.kafka.bootstrap-servers";
     static final String SPRING = "spring.kafka.bootstrap-servers";
+    static final String ABUSE = "ratelimit.abuse.kafka.bootstrap-servers";
 
     private KafkaBootstrapServers() {
     }
@@ -35,6 +36,11 @@ public final class KafkaBootstrapServers {
     /** The region shares' brokers, or {@code null} when none are configured. */
     static String forRegions(Environment environment) {
         return resolve(environment, REGIONS);
+    }
+
+    /** The abuse scores' brokers, or {@code null} when none are configured. */
+    static String forAbuse(Environment environment) {
+        return resolve(environment, ABUSE);
     }
 
     /**

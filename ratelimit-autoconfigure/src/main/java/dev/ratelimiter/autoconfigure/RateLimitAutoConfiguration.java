@@ -5,6 +5,7 @@ import dev.ratelimiter.autoconfigure.rules.PropertyRuleDefinitions;
 import dev.ratelimiter.autoconfigure.rules.RuleSyncLifecycle;
 import dev.ratelimiter.autoconfigure.security.ClientIdSecrets;
 import dev.ratelimiter.autoconfigure.security.ServerForwarding;
+import dev.ratelimiter.core.AbuseScores;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.InMemoryRuleStore;
 import dev.ratelimiter.core.LiveInstances;
@@ -114,7 +115,8 @@ public final class RateLimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitEvaluator rateLimitEvaluator(RuleSetHolder rules, RateLimitStore store, ClientIdKeyring clientIds,
-            ObjectProvider<RegionShares> regions) {
-        return new RateLimitEvaluator(rules, store, clientIds.current(), regions.getIfAvailable());
+            ObjectProvider<RegionShares> regions, ObjectProvider<AbuseScores> abuse) {
+        return new RateLimitEvaluator(rules, store, clientIds.current(), regions.getIfAvailable(),
+                abuse.getIfAvailable());
     }
 }

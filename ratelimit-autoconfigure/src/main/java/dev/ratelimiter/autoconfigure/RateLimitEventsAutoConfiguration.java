@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.ratelimiter.autoconfigure.metrics.DecisionEventMeters;
 import dev.ratelimiter.autoconfigure.store.InstanceName;
+import dev.ratelimiter.core.AbuseScores;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.DecisionEvents;
 import dev.ratelimiter.core.EventQueue;
@@ -62,9 +63,9 @@ public final class RateLimitEventsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DecisionEvents rateLimitDecisionEvents(EventQueue queue, DecisionEventProperties properties,
-            ClientIdKeyring clientIds) {
+            ClientIdKeyring clientIds, ObjectProvider<AbuseScores> abuse) {
         return new DecisionEvents(queue, Clock.systemUTC(), InstanceName.configuredOr(properties.getInstance()),
-                properties.getRegion(), clientIds.current());
+                properties.getRegion(), clientIds.current(), abuse.getIfAvailable());
     }
 
     /** Events meant for Kafka without spring-kafka: refused, not dropped (at start-up, lazy initialisation or not). */

@@ -1,6 +1,8 @@
 package dev.ratelimiter.autoconfigure;
 
 import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
+import dev.ratelimiter.autoconfigure.rules.AbuseScoreOperations;
+import dev.ratelimiter.autoconfigure.rules.AbuseScoresApiHandler;
 import dev.ratelimiter.autoconfigure.rules.RulesApiAccess;
 import dev.ratelimiter.autoconfigure.rules.RulesApiHandler;
 import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
@@ -44,8 +46,13 @@ public class RulesApiManagementContextConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitRulesApi")
     RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
         RulesApiOperations operations = RulesApiOperations.of(context);
-        return operations == null ? request -> Mono.empty()
-                : WhatIfHandler.routes(operations.mount(), new WhatIfHandler(WhatIfOperations.of(context, operations)))
-                        .and(RulesApiRoutes.of(operations.mount(), new RulesApiHandler(operations)));
+        if (operations == null) {
+            return request -> Mono.empty();
+        }
+        RouterFunction<ServerResponse> rules = WhatIfHandler.routes(operations.mount(),
+                new WhatIfHandler(WhatIfOperations.of(context, operations)))
+                .and(RulesApiRoutes.of(operations.mount(), new RulesApiHandler(operations)));
+        AbuseScoreOperations abuse = AbuseScoreApi.of(context, operations);
+        return abuse == null ? rules : new AbuseScoresApiHandler(abuse).routes().and(rules);
     }
 }

@@ -38,8 +38,8 @@ class RulesApiManagementContextConfigurationTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             // as the actuator imports it: after the application's own configuration
-            .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-                    RulesApiManagementContextConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(RateLimitAbuseAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class, RulesApiManagementContextConfiguration.class));
 
     @SuppressWarnings("unchecked")
     private static WebTestClient client(ApplicationContext context) {
@@ -116,11 +116,35 @@ class RulesApiManagementContextConfigurationTest {
         ((Map<String, Map<String, Object>>) document.get("paths")).forEach((path, item) -> item.keySet().stream()
                 .filter(key -> !key.equals("parameters"))
                 .forEach(method -> documented.computeIfAbsent(path, p -> new TreeSet<>()).add(method)));
-        runner.withPropertyValues("management.server.port=18081").run(context -> {
+        runner.withPropertyValues("management.server.port=18081", "ratelimit.abuse.enabled=true").run(context -> {
             Map<String, Set<String>> served = new TreeMap<>();
             context.getBean("rateLimitRulesApi", RouterFunction.class).accept(new RoutesSeen(served));
             assertThat(served).isEqualTo(documented);
         });
+    }
+
+    @Test
+    void abuseScoresAreServedBelowTheRulesOnlyWhereTheyAreOn() {
+        runner.withPropertyValues("management.server.port=18081", "ratelimit.abuse.enabled=true").run(context -> {
+            WebTestClient api = client(context);
+            api.put().uri("/v1/rules/_abuse-scores/client-1").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"score\": 1}").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.score").isEqualTo(1.0).jsonPath("$.source").isEqualTo("operator")
+                    .jsonPath("$.factor").value(factor -> assertThat(((Number) factor).doubleValue())
+                            .as("the floor, decaying from now").isBetween(0.1, 0.11));
+            api.get().uri("/v1/rules/_abuse-scores").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.scores[0].client").isEqualTo("client-1");
+            api.put().uri("/v1/rules/_abuse-scores/client-1").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"score\": -3}").exchange().expectStatus().isBadRequest().expectBody()
+                    .jsonPath("$.error").isEqualTo("invalid_abuse_score");
+            api.put().uri("/v1/rules/_abuse-scores/client-1").contentType(MediaType.TEXT_PLAIN)
+                    .bodyValue("{\"score\": 1}").exchange().expectStatus().isEqualTo(415);
+            api.delete().uri("/v1/rules/_abuse-scores/client-1").exchange().expectStatus().isNoContent();
+            api.get().uri("/v1/rules/_abuse-scores/client-1").exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.factor").isEqualTo(1.0);
+        });
+        runner.withPropertyValues("management.server.port=18081").run(context -> client(context).get()
+                .uri("/v1/rules/_abuse-scores").exchange().expectStatus().isNotFound());
     }
 
     /** The method and path of every route but the catch-all (a path pattern without a method). */

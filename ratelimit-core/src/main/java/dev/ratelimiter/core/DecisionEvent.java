@@ -24,10 +24,20 @@ import java.util.List;
  * @param upstream for a shed request, the upstream it was shed from; else {@code null}
  * @param instance the gateway instance
  * @param region the instance's region, or {@code null}
+ * @param abuseFactor the factor the client's abuse score scaled its limits by, or {@code null} when they were whole
  */
 public record DecisionEvent(Instant time, String client, String tier, String route, String routeClass,
         Verdict verdict, String reason, String source, String rule, long limit, long remaining,
-        List<RuleResult> rules, String priority, String upstream, String instance, String region) {
+        List<RuleResult> rules, String priority, String upstream, String instance, String region,
+        Double abuseFactor) {
+
+    /** An event of a client whose limits were whole. */
+    public DecisionEvent(Instant time, String client, String tier, String route, String routeClass,
+            Verdict verdict, String reason, String source, String rule, long limit, long remaining,
+            List<RuleResult> rules, String priority, String upstream, String instance, String region) {
+        this(time, client, tier, route, routeClass, verdict, reason, source, rule, limit, remaining, rules, priority,
+                upstream, instance, region, null);
+    }
 
     /** The schema version written in every event's {@code schema} field. */
     public static final int SCHEMA = 1;

@@ -43,6 +43,10 @@ public final class DecisionEventJson {
         JsonText.field(json, "upstream", event.upstream());
         JsonText.field(json, "instance", event.instance());
         JsonText.field(json, "region", event.region());
+        if (event.abuseFactor() != null) {
+            // Rounded as the evaluator rounds it (hundredths): the factor the limits were scaled by.
+            json.append(",\"abuseFactor\":").append(AbuseScaling.hundredths(event.abuseFactor()) / 100.0);
+        }
         return json.append('}').toString();
     }
 }

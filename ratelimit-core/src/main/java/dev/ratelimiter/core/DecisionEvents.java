@@ -15,12 +15,20 @@ public final class DecisionEvents implements VerdictListener {
     private final String instance;
     private final String region;
     private final ClientIds clientIds;
+    private final AbuseScores abuse;
 
     /**
      * @param clientIds the hash that names clients in events: the same as the evaluator's, so that an event's client
      * is the partition of that client's buckets
      */
     public DecisionEvents(EventQueue queue, Clock clock, String instance, String region, ClientIds clientIds) {
+        this(queue, clock, instance, region, clientIds, null);
+    }
+
+    /** @param abuse the scores whose factor an event shows when it scaled the client's limits; null: none */
+    public DecisionEvents(EventQueue queue, Clock clock, String instance, String region, ClientIds clientIds,
+            AbuseScores abuse) {
+        this.abuse = abuse;
         this.queue = queue;
         this.clientIds = clientIds;
         this.clock = clock;
@@ -47,11 +55,29 @@ public final class DecisionEvents implements VerdictListener {
                     outcome.check().shadow()));
         }
         RuleOutcome limiting = verdict.limiting().orElse(null);
-        return new DecisionEvent(clock.instant(), client(request), request.tier(), request.routeId(),
+        String client = client(request);
+        return new DecisionEvent(clock.instant(), client, request.tier(), request.routeId(),
                 request.routeClass(), verdictOf(verdict), verdict.reason().label(),
                 verdict.source().label(), limiting == null ? null : limiting.rule().id(),
                 limiting == null ? -1 : limiting.rule().limit().quota(), limiting == null ? -1 : limiting.remaining(),
-                rules, null, null, instance, region);
+                rules, null, null, instance, region, abuseFactor(client, request, verdict));
+    }
+
+    /** The client's factor, when it scaled one of the rules decided (the evaluator's own test, {@link AbuseScores#scales}). */
+    private Double abuseFactor(String client, RequestAttributes request, Verdict verdict) {
+        if (abuse == null || client == null || abuse.held() == 0) {
+            return null;
+        }
+        double factor = abuse.factorFor(client);
+        if (factor >= 1) {
+            return null;
+        }
+        for (RuleOutcome outcome : verdict.outcomes()) {
+            if (abuse.scales(outcome.rule(), request.tier())) {
+                return factor;
+            }
+        }
+        return null;
     }
 
     private static DecisionEvent.Verdict verdictOf(Verdict verdict) {

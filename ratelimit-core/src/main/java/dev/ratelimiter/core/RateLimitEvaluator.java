@@ -23,11 +23,13 @@ public final class RateLimitEvaluator {
     private final RateLimitStore store;
     private final ClientIds clientIds;
     private final RegionShares regions;
+    private final AbuseScores abuse;
     private static final Logger logger = LoggerFactory.getLogger(RateLimitEvaluator.class);
 
     private final Map<String, Rule[]> shardRules = new ConcurrentHashMap<>();
     private final Set<String> neverPass = ConcurrentHashMap.newKeySet();
     private final Set<String> wholeGlobal = ConcurrentHashMap.newKeySet();
+    private final AbuseScaling abuseScaling = new AbuseScaling();
 
     /**
      * @param clientIds the hash that names buckets (every part of a bucket key that comes from a request)
@@ -41,10 +43,19 @@ public final class RateLimitEvaluator {
      */
     public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store, ClientIds clientIds,
             RegionShares regions) {
+        this(rules, store, clientIds, regions, null);
+    }
+
+    /**
+     * @param abuse the clients' abuse scores, which lower their limits; null: limits are as configured
+     */
+    public RateLimitEvaluator(Supplier<RuleSet> rules, RateLimitStore store, ClientIds clientIds,
+            RegionShares regions, AbuseScores abuse) {
         this.rules = rules;
         this.store = store;
         this.clientIds = clientIds;
         this.regions = regions;
+        this.abuse = abuse;
     }
 
     /** This instance's region when global rules are split between regions, else null. */
@@ -86,6 +97,7 @@ public final class RateLimitEvaluator {
         }
         boolean tierEnforced = ruleSet.enforced(request.tier());
         List<Check> checks = new ArrayList<>(applicable.size());
+        double abuseFactor = abuseFactorOf(request);
         for (Rule rule : applicable) {
             boolean shadow = rule.mode() == Mode.SHADOW || !tierEnforced;
             if (rule.whenMissing() == WhenMissing.DENY && missingOf(rule, request) != null) {
@@ -100,7 +112,9 @@ public final class RateLimitEvaluator {
                 checks.add(new Check(rule, bucketOf(clientIds, rule, request), 1, shadow, permits));
             }
             else if (rule.shards() > 1) {
-                checks.add(shardCheck(rule, request, shadow, costs));
+                Check shard = shardCheck(rule, request, shadow, costs);
+                checks.add(abuseFactor < 1 && abuse.scales(rule, request.tier())
+                        ? shard.withRule(abuseScaling.scaled(shard.rule(), abuseFactor, shard.cost())) : shard);
             }
             else {
                 BucketKey bucket = bucketOf(clientIds, rule, request);
@@ -119,6 +133,10 @@ public final class RateLimitEvaluator {
                 int cost = costs.costOf(rule, rule.costOf(request));
                 if (cost > rule.limit().quota()) {
                     warnNeverPasses(rule, request, cost);
+                }
+                if (abuseFactor < 1 && abuse.scales(rule, request.tier())) {
+                    // After the region's share: the client keeps its factor of what this region holds.
+                    inRegion = abuseScaling.scaled(inRegion, abuseFactor, cost);
                 }
                 checks.add(new Check(inRegion, bucket, cost, shadow));
             }
@@ -209,7 +227,14 @@ public final class RateLimitEvaluator {
         return new Check(shardRule, bucket, cost, shadow);
     }
 
-    /** Once per rule and route: a route whose cost exceeds a rule's whole quota can never pass that rule. */
+    /** The factor the request's client's limits are scaled by (1: none, or no API key). */
+    private double abuseFactorOf(RequestAttributes request) {
+        if (abuse == null || request.apiKey() == null || abuse.held() == 0) {
+            return 1;
+        }
+        return abuse.factorFor(clientIds.of(request.apiKey()));
+    }
+
     /** The first of the rule's key dimensions the request has no value for, or null. */
     public static Dimension missingOf(Rule rule, RequestAttributes request) {
         for (Dimension dimension : rule.key()) {
@@ -220,6 +245,7 @@ public final class RateLimitEvaluator {
         return null;
     }
 
+    /** Once per rule and route: a route whose cost exceeds a rule's whole quota can never pass that rule. */
     private void warnNeverPasses(Rule rule, RequestAttributes request, int cost) {
         if (neverPass.add(rule.id() + "\0" + request.routeId())) {
             logger.warn("Route {} costs {} tokens per request, more than the quota {} of rule '{}': its requests can "

@@ -13,11 +13,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import dev.ratelimiter.core.AbuseScores;
 import dev.ratelimiter.testsupport.RawResponse;
 import dev.ratelimiter.testsupport.StubUpstream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -63,6 +65,7 @@ class MvcRulesApiIntegrationTest {
         registry.add("ratelimit.default-tier", () -> "free");
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "100000");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "100000");
+        registry.add("ratelimit.abuse.enabled", () -> "true");
     }
 
     @BeforeEach
@@ -97,6 +100,20 @@ class MvcRulesApiIntegrationTest {
         HttpResponse<String> deleted = send("DELETE", "/v1/rules/two", null, "If-Match", current);
         assertThat(deleted.statusCode()).isEqualTo(204);
         assertThat(send("GET", "/v1/rules/two", null, null).statusCode()).isEqualTo(404);
+    }
+
+    /** The abuse scores below the rules, on the servlet flavour too: set, listed, refused when malformed, removed. */
+    @Test
+    void abuseScoresAreSetListedAndRemovedBelowTheRules(@Autowired AbuseScores scores) throws Exception {
+        HttpResponse<String> put = send("PUT", "/v1/rules/_abuse-scores/mvc-client", "{\"factor\":0.2}", null);
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        assertThat(scores.factorFor("mvc-client")).isBetween(0.2, 0.25);
+        assertThat(send("GET", "/v1/rules/_abuse-scores", null, null).body()).contains("\"client\":\"mvc-client\"");
+        HttpResponse<String> refused = send("PUT", "/v1/rules/_abuse-scores/mvc-client", "{\"score\":\"NaN\"}", null);
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(json.readTree(refused.body()).get("error").asString()).isEqualTo("invalid_abuse_score");
+        assertThat(send("DELETE", "/v1/rules/_abuse-scores/mvc-client", null, null).statusCode()).isEqualTo(204);
+        assertThat(scores.factorFor("mvc-client")).isEqualTo(1.0);
     }
 
     /**

@@ -42,4 +42,23 @@ public final class RegionKafkaClients {
         config.putAll(overrides);
         return () -> new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
     }
+
+    /**
+     * A reader of a compacted topic every instance reads whole (the abuse scores): the shares consumer's settings
+     * under another client id.
+     */
+    public static Supplier<Consumer<String, String>> consumer(String servers, String clientId,
+            Map<String, String> overrides) {
+        Map<String, String> named = new HashMap<>();
+        named.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        named.putAll(overrides);
+        return consumer(servers, named);
+    }
+
+    /** A producer of operator records (the abuse scores): acknowledged by all replicas, never batched long. */
+    public static Supplier<Producer<String, String>> producer(String servers, String clientId,
+            Map<String, String> overrides) {
+        Map<String, Object> config = TelemetryProducerConfig.of(servers, clientId, 0, 10_000, overrides);
+        return () -> new KafkaProducer<>(config);
+    }
 }

@@ -219,6 +219,11 @@ final class Gateways implements AutoCloseable {
         return ports;
     }
 
+    /** Instance {@code i}'s management port (the actuator, the rules API). */
+    int managementPort(int i) {
+        return managementPorts.get(i);
+    }
+
     int size() {
         return processes.size();
     }

@@ -106,4 +106,16 @@ final class Report {
         plot.setRenderer(renderer);
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 450);
     }
+
+    /** Writes {@code chart} as a PNG of that size, its directory made if need be. */
+    static Path savePng(JFreeChart chart, Path file, int width, int height) {
+        try {
+            Files.createDirectories(file.getParent());
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, width, height);
+            return file;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
 }

@@ -28,9 +28,10 @@ public final class ScenarioRunner {
               --flavour=webflux|mvc       the gateway to drive: sample-gateway (WebFlux, the default) or
                                           sample-gateway-mvc (Server MVC), both given the same arguments; on mvc
                                           the side by side runs off,exact,local (SCG's RequestRateLimiter is WebFlux
-                                          only) and regions is refused (no Kafka client in the MVC starter)
+                                          only) and regions is refused (no Kafka client in the MVC starter);
+                                          abuse-score runs on mvc when named (not by default there)
               --scenario=<list>           baseline, noisy, flood, botnet, slow, window-edge, store-down, regions,
-                                          llm-tokens (webflux only), side-by-side (default: all the flavour runs)
+                                          llm-tokens (webflux only), abuse-score, side-by-side (default: all the flavour runs)
               --limiters=<list>           side by side: off, scg, exact, local (default: all the flavour runs)
               --instances=2  --seconds=20  --store-timeout-ms=100  --side-by-side-store-timeout-ms=5
               --out=<dir>                 default target/scenarios/<timestamp>
@@ -102,7 +103,7 @@ public final class ScenarioRunner {
         Flavour flavour = Flavour.of(option(args, "flavour", "webflux"));
         List<String> selected = new ArrayList<>(Arrays.asList(option(args, "scenario", String.join(",",
                 Scenarios.ALL) + (flavour.runsRegionsByDefault() ? "," + RegionsScenario.NAME + ","
-                        + LlmTokensScenario.NAME : "") + ",side-by-side")
+                        + LlmTokensScenario.NAME + "," + AbuseScoreScenario.NAME : "") + ",side-by-side")
                 .split(",")));
         selected.replaceAll(String::trim);
         List<Mode> limiters = Arrays.stream(option(args, "limiters", String.join(",",
@@ -158,6 +159,12 @@ public final class ScenarioRunner {
             // regions: gateways, Redis and a broker of its own, after the stories' gateways are gone
             if (selected.contains(RegionsScenario.NAME)) {
                 Result result = new RegionsScenario(limits.seconds()).run(jar, upstream, limits.storeTimeout(), out);
+                Summary.print(result);
+                results.add(result);
+            }
+            // abuse scores: a gateway of its own, after the others are gone
+            if (selected.contains(AbuseScoreScenario.NAME)) {
+                Result result = new AbuseScoreScenario().run(jar, redis, upstream, out);
                 Summary.print(result);
                 results.add(result);
             }

@@ -12,7 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The runner's smoke mode: every scenario and the side-by-side comparison at tiny scale (2 gateway processes, a few
  * seconds each), and the regions scenario (3 more gateways, a Kafka broker and the rebalancer; 50 s of traffic), so
- * that the runner itself cannot rot. Needs sample-gateway/target/sample-gateway.jar.
+ * that the runner itself cannot rot, and the abuse-score scenario (one more gateway, 30 s). Needs
+ * sample-gateway/target/sample-gateway.jar.
  *
  * <p>The regions scenario is also where a client at twice its global limit, staying in one region and then moving, is
  * checked (the rebalancer's {@code RegionsEndToEndTest} keeps the even spread of a fresh client and the faults): its
@@ -25,7 +26,7 @@ class ScenarioSmokeTest {
             "\\[FAIL] (honest clients not slowed|latency added vs limiter off):");
 
     @Test
-    @Timeout(480)
+    @Timeout(540)
     void smokeRunPassesEveryCheckAndWritesItsSeries() throws Exception {
         Path out = Path.of("target", "scenarios", "smoke-" + System.currentTimeMillis());
         ScenarioRunner.Outcome outcome = ScenarioRunner.run("--smoke", "--out=" + out);
@@ -35,7 +36,7 @@ class ScenarioSmokeTest {
         assertThat(outcome.failures()).filteredOn(failure -> !LATENCY_CHECKS.matcher(failure).find())
                 .as("failed checks; see %s", outcome.summary()).isEmpty();
         assertThat(outcome.results()).extracting(Report.Result::scenario).contains("baseline", "noisy", "flood",
-                "botnet", "slow", "store-down", "window-edge", "regions", "side-by-side");
+                "botnet", "slow", "store-down", "window-edge", "regions", "abuse-score", "side-by-side");
         assertThat(outcome.sideBySide()).hasSize(4);
         for (Path file : outcome.seriesFiles()) {
             assertThat(file).exists();
@@ -45,6 +46,7 @@ class ScenarioSmokeTest {
         assertThat(Files.readString(outcome.summary())).contains("## Side by side", "### window-edge",
                 "honest clients not slowed", "### regions", "'s share reaches limit − 2 × floor = 90",
                 "within 8 s (a move)", "(saturated: its bucket admits what its share refills)",
-                "(the banked tokens spent)");
+                "(the banked tokens spent)", "### abuse-score",
+                "abusive client's admitted rate falls after the score lands");
     }
 }

@@ -8,6 +8,12 @@ package dev.ratelimiter.rollup;
  * @param tier the client's tier, or null when the event has none
  * @param verdict how the gateway decided
  * @param rule the limiting rule, or null when the event has none
+ * @param limit the limiting rule's quota as enforced (scaled by {@code abuseFactor}), or -1 when the event has none
+ * @param abuseFactor the factor an abuse score scaled the client's limits by, 1 when the event names none
  */
-record DecisionEvent(String client, String tier, Verdict verdict, String rule) {
+record DecisionEvent(String client, String tier, Verdict verdict, String rule, long limit, double abuseFactor) {
+
+    DecisionEvent(String client, String tier, Verdict verdict, String rule) {
+        this(client, tier, verdict, rule, -1, 1);
+    }
 }

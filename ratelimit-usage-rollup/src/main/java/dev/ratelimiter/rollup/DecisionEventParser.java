@@ -49,7 +49,23 @@ final class DecisionEventParser {
             return Optional.empty();
         }
         return Optional.of(new DecisionEvent(client, text(json, "tier"),
-                Verdict.fromWireName(text(json, "verdict")), text(json, "rule")));
+                Verdict.fromWireName(text(json, "verdict")), text(json, "rule"), limit(json), abuseFactor(json)));
+    }
+
+    private static long limit(JsonNode json) {
+        JsonNode node = json.get("limit");
+        return node != null && node.isIntegralNumber() && node.canConvertToLong() && node.asLong() >= 0
+                ? node.asLong() : -1;
+    }
+
+    /** An absent or unusable factor is 1: the limits were whole (the field is written only when they were not). */
+    private static double abuseFactor(JsonNode json) {
+        JsonNode node = json.get("abuseFactor");
+        if (node == null || !node.isNumber()) {
+            return 1;
+        }
+        double factor = node.asDouble();
+        return factor > 0 && factor <= 1 ? factor : 1;
     }
 
     private static String text(JsonNode json, String field) {

@@ -11,6 +11,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
@@ -39,6 +40,9 @@ public final class RollupTopology {
     /** Also names the store's changelog topic, {@code <application.id>-hourly-usage-changelog}. */
     static final String STORE_NAME = "hourly-usage";
 
+    /** The scoring windows' store, {@code <application.id>-client-conduct-changelog}. */
+    static final String CONDUCT_STORE = "client-conduct";
+
     static final Duration HOUR = Duration.ofHours(1);
 
     /** Gateway instances send asynchronously and may lag; an hour keeps taking events for this long after it ends. */
@@ -56,21 +60,30 @@ public final class RollupTopology {
 
     private final String outputTopic;
 
+    private final AbuseScoring abuseScoring;
+
     public RollupTopology(String inputTopic, String outputTopic) {
+        this(inputTopic, outputTopic, null);
+    }
+
+    /** @param abuseScoring how to score clients' conduct and where to publish it, or null: no scores */
+    public RollupTopology(String inputTopic, String outputTopic, AbuseScoring abuseScoring) {
         this.inputTopic = Objects.requireNonNull(inputTopic, "inputTopic");
         this.outputTopic = Objects.requireNonNull(outputTopic, "outputTopic");
+        this.abuseScoring = abuseScoring;
     }
 
     public Topology build() {
         DecisionEventParser parser = new DecisionEventParser();
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(this.inputTopic, Consumed.with(Serdes.String(), Serdes.ByteArray())
+        KStream<String, DecisionEvent> events = builder.stream(this.inputTopic, Consumed.with(Serdes.String(), Serdes.ByteArray())
                         // The hour is the record timestamp, which the gateway sets to the event time. A record without
                         // a valid one is skipped rather than allowed to stop the stream.
                         .withTimestampExtractor(new LogAndSkipOnInvalidTimestamp())
                         .withName("decision-events"))
                 .flatMapValues(value -> parser.parse(value).stream().toList(), Named.as("parse-decision-events"))
-                .filter(RollupTopology::keyedByItsClient, Named.as("keyed-by-client"))
+                .filter(RollupTopology::keyedByItsClient, Named.as("keyed-by-client"));
+        events
                 // Grouping by the record key, not by the client field, avoids a repartition topic: the gateway already
                 // keys every event by its client, so each client's events are in one partition, in order. Without a
                 // repartition the events are never serialized, so they need no serde.
@@ -82,7 +95,36 @@ public final class RollupTopology {
                 .filter((hour, usage) -> usage != null && usage.denied() > 0, Named.as("denied-at-least-once"))
                 .map(RollupTopology::toRollupRecord, Named.as("to-rollup-record"))
                 .to(this.outputTopic, Produced.with(Serdes.String(), Serdes.String()).withName("usage-rollup"));
+        if (this.abuseScoring != null) {
+            scoreConduct(events, this.abuseScoring);
+        }
         return builder.build();
+    }
+
+    /**
+     * Per client and scoring window, the conduct so far and its score ({@link AbuseScoring}); each update whose score
+     * is worth publishing goes to the score topic, keyed by the client (compacted: the latest score per client). The
+     * record cache, flushed every commit interval, keeps a busy client from writing a score per event.
+     */
+    private static void scoreConduct(KStream<String, DecisionEvent> events, AbuseScoring scoring) {
+        events.groupByKey(Grouped.<String, DecisionEvent>keySerde(Serdes.String()).withName("by-client-for-scores"))
+                .windowedBy(TimeWindows.ofSizeAndGrace(scoring.window(), scoring.window().dividedBy(2)))
+                .aggregate(ClientConduct::new, (client, event, conduct) -> conduct.add(event),
+                        Named.as("score-conduct"), Materialized.<String, ClientConduct>as(Stores.inMemoryWindowStore(
+                                CONDUCT_STORE, scoring.window().multipliedBy(3), scoring.window(), false))
+                                .withKeySerde(Serdes.String()).withValueSerde(ClientConduct.serde()))
+                .toStream(Named.as("conduct-updates"))
+                .filter((window, conduct) -> conduct != null
+                        && scoring.score(conduct) >= AbuseScoring.MIN_PUBLISHED, Named.as("worth-publishing"))
+                .map((window, conduct) -> KeyValue.pair(window.key(), scoreRecord(window, scoring.score(conduct))),
+                        Named.as("to-score-record"))
+                .to(scoring.topic(), Produced.with(Serdes.String(), Serdes.String()).withName("abuse-scores"));
+    }
+
+    /** The gateways' record format ({@code AbuseScoreJson}); published at the window's end, or now if sooner. */
+    static String scoreRecord(Windowed<String> window, double score) {
+        long at = Math.min(window.window().end(), System.currentTimeMillis());
+        return "{\"score\":" + Math.round(score * 1000) / 1000.0 + ",\"source\":\"rollup\",\"at\":" + at + "}";
     }
 
     /**

@@ -28,8 +28,12 @@ public final class UsageRollupApplication {
         log.info("Rolling up {} into {} (application id {}, brokers {})", settings.inputTopic(),
                 settings.outputTopic(), settings.applicationId(), settings.bootstrapServers());
 
+        AbuseScoring scoring = AbuseScoring.from(System.getProperties(), System.getenv());
+        if (scoring != null) {
+            log.info("Scoring clients' conduct per {} into {}", scoring.window(), scoring.topic());
+        }
         KafkaStreams streams = new KafkaStreams(
-                new RollupTopology(settings.inputTopic(), settings.outputTopic()).build(),
+                new RollupTopology(settings.inputTopic(), settings.outputTopic(), scoring).build(),
                 settings.streamsProperties());
         CountDownLatch stopped = new CountDownLatch(1);
         streams.setStateListener((newState, oldState) -> {

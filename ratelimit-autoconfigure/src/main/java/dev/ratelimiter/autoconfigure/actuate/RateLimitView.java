@@ -67,6 +67,7 @@ public final class RateLimitView {
                     decision.put("remaining", event.remaining());
                 }
                 putIfPresent(decision, "priority", event.priority());
+                putIfPresent(decision, "abuseFactor", event.abuseFactor());
                 latest.add(decision);
             }
             view.put("recentDecisions", latest);

@@ -72,13 +72,13 @@ public final class RulesApiHandler {
                 instance(request))));
     }
 
-    private static Mono<RulesApiOperations.Answer> offTheEventLoop(
+    static Mono<RulesApiOperations.Answer> offTheEventLoop(
             Supplier<RulesApiOperations.Answer> operation) {
         return Mono.fromSupplier(operation).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** The operation for the request's caller (anonymous where nobody authenticated it), written as it answers. */
-    private static Mono<ServerResponse> answer(ServerRequest request,
+    static Mono<ServerResponse> answer(ServerRequest request,
             Function<Principal, Mono<RulesApiOperations.Answer>> operation) {
         return request.principal().map(caller -> (Principal) caller).defaultIfEmpty(RulesApiOperations.anonymous())
                 .flatMap(operation)
@@ -119,7 +119,7 @@ public final class RulesApiHandler {
                 .onErrorResume(IllegalStateException.class, alreadyRead -> Mono.just(false));
     }
 
-    private static String instance(ServerRequest request) {
+    static String instance(ServerRequest request) {
         return request.requestPath().pathWithinApplication().value();
     }
 }

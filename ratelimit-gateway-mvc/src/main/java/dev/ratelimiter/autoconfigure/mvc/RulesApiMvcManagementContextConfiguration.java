@@ -2,8 +2,10 @@ package dev.ratelimiter.autoconfigure.mvc;
 
 import java.util.Optional;
 
+import dev.ratelimiter.autoconfigure.AbuseScoreApi;
 import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
 import dev.ratelimiter.autoconfigure.actuate.OperatorJsonRuntimeHints;
+import dev.ratelimiter.autoconfigure.rules.AbuseScoreOperations;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import dev.ratelimiter.autoconfigure.rules.RulesApiRuntimeHints;
 import dev.ratelimiter.autoconfigure.rules.WhatIfOperations;
@@ -45,8 +47,12 @@ public class RulesApiMvcManagementContextConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitRulesApi")
     RouterFunction<ServerResponse> rateLimitRulesApi(ApplicationContext context) {
         RulesApiOperations operations = RulesApiOperations.of(context);
-        return operations == null ? request -> Optional.empty()
-                : RulesApiServletRoutes.whatIf(operations, WhatIfOperations.of(context, operations))
-                        .and(RulesApiServletRoutes.of(operations));
+        if (operations == null) {
+            return request -> Optional.empty();
+        }
+        RouterFunction<ServerResponse> rules = RulesApiServletRoutes.whatIf(operations,
+                WhatIfOperations.of(context, operations)).and(RulesApiServletRoutes.of(operations));
+        AbuseScoreOperations abuse = AbuseScoreApi.of(context, operations);
+        return abuse == null ? rules : AbuseScoresServletRoutes.of(abuse).and(rules);
     }
 }

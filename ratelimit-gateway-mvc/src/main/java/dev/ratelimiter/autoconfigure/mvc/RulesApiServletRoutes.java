@@ -50,19 +50,19 @@ final class RulesApiServletRoutes {
                 () -> body(request), instance(request)))).build();
     }
 
-    private static byte[] body(ServerRequest request) {
+    static byte[] body(ServerRequest request) {
         return RulesApiOperations.readBody(() -> request.servletRequest().getInputStream());
     }
 
-    private static Principal caller(ServerRequest request) {
+    static Principal caller(ServerRequest request) {
         return request.principal().orElse(RulesApiOperations.anonymous());
     }
 
-    private static String instance(ServerRequest request) {
+    static String instance(ServerRequest request) {
         return request.requestPath().pathWithinApplication().value();
     }
 
-    private static ServerResponse write(RulesApiOperations.Answer answer) {
+    static ServerResponse write(RulesApiOperations.Answer answer) {
         ServerResponse.BodyBuilder response = ServerResponse.status(answer.status())
                 .headers(headers -> headers.addAll(answer.headers()));
         return answer.body() == null ? response.build() : response.body(answer.body());
