@@ -93,6 +93,9 @@ class WhatIfAccuracyIntegrationTest {
     static EmbeddedKafkaKraftBroker startKafka() {
         EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 4, TOPIC);
         broker.afterPropertiesSet();
+        // The broker publishes its address as the system property spring.kafka.bootstrap-servers, which every later
+        // context of this JVM would read: a test of how the limiter behaves without Kafka would then find one.
+        System.clearProperty("spring.kafka.bootstrap-servers");
         return broker;
     }
 

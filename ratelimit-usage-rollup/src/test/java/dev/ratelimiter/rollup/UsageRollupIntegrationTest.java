@@ -72,6 +72,9 @@ class UsageRollupIntegrationTest {
     static void startBroker() {
         broker = new EmbeddedKafkaKraftBroker(1, PARTITIONS);
         broker.afterPropertiesSet();
+        // The broker publishes its address as the system property spring.kafka.bootstrap-servers, which every later
+        // context of this JVM would read: a test of how the limiter behaves without Kafka would then find one.
+        System.clearProperty("spring.kafka.bootstrap-servers");
         broker.addTopics(new NewTopic(INPUT, PARTITIONS, (short) 1), new NewTopic(OUTPUT, PARTITIONS, (short) 1));
     }
 

@@ -35,6 +35,9 @@ class WhatIfCommandTest {
     static void start() throws Exception {
         broker = new EmbeddedKafkaKraftBroker(1, 2, TOPIC);
         broker.afterPropertiesSet();
+        // The broker publishes its address as the system property spring.kafka.bootstrap-servers, which every later
+        // context of this JVM would read: a test of how the limiter behaves without Kafka would then find one.
+        System.clearProperty("spring.kafka.bootstrap-servers");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,

@@ -73,6 +73,9 @@ class AbuseScoresEndToEndTest {
     static void start() throws Exception {
         kafka = new EmbeddedKafkaKraftBroker(1, 2);
         kafka.afterPropertiesSet();
+        // The broker publishes its address as the system property spring.kafka.bootstrap-servers, which every later
+        // context of this JVM would read: a test of how the limiter behaves without Kafka would then find one.
+        System.clearProperty("spring.kafka.bootstrap-servers");
         kafka.addTopics(new NewTopic(DECISIONS, 2, (short) 1), new NewTopic(ROLLUP, 2, (short) 1),
                 new NewTopic(SCORES, 2, (short) 1).configs(Map.of("cleanup.policy", "compact")));
         redis = RedisServers.start();
