@@ -100,6 +100,8 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.identity.WebFluxIdentityResolvers")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RuleDocumentReader")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiHandler")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.UsageApiManagementContextConfiguration")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.usage.UsageApiHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiRoutes")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorRequests")
