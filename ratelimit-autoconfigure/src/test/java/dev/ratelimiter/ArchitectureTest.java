@@ -102,6 +102,8 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiHandler")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.UsageApiManagementContextConfiguration")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.usage.UsageApiHandler")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.usage.CallerUsageWebFilter")
+                .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.RateLimitUsageMeAutoConfiguration")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.rules.RulesApiRoutes")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.LoopbackOnlyFilter")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimiter.autoconfigure.security.OperatorRequests")

@@ -218,6 +218,12 @@ class UsageApiIntegrationTest {
     }
 
     @Test
+    void theCallersOwnUsageIsNotServedUnlessSwitchedOn() throws IOException {
+        RawResponse me = RawResponse.send(port, "GET", "/ratelimit/me", null, new byte[0], "X-API-Key: " + KEY);
+        assertThat(me.status()).isEqualTo(404);
+    }
+
+    @Test
     void aRedisThatDoesNotAnswerIsA503ProblemNotA500() throws Exception {
         fixture.redis().server().pause();
         try {
