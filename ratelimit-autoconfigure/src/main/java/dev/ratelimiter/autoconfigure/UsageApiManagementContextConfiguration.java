@@ -1,15 +1,9 @@
 package dev.ratelimiter.autoconfigure;
 
-import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.autoconfigure.rules.RulesApiAccess;
 import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
-import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
 import dev.ratelimiter.autoconfigure.usage.UsageApiHandler;
 import dev.ratelimiter.autoconfigure.usage.UsageOperations;
-import dev.ratelimiter.autoconfigure.usage.UsageQueries;
-import dev.ratelimiter.core.ClientIdKeyring;
-import dev.ratelimiter.core.RateLimitEvaluator;
-import dev.ratelimiter.core.UsageLookup;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -36,24 +30,9 @@ public class UsageApiManagementContextConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "rateLimitUsageApi")
     RouterFunction<ServerResponse> rateLimitUsageApi(ApplicationContext context) {
-        UsageOperations operations = operations(context);
+        UsageOperations operations = UsageOperations.of(context);
         RulesApiMount mount = RulesApiMount.of(context.getEnvironment());
         return operations == null || mount == null ? request -> Mono.empty()
                 : new UsageApiHandler(operations).routes(mount.usagePath());
-    }
-
-    /** The operations over the application's beans, or null where the limiter has no usage to read. */
-    static UsageOperations operations(ApplicationContext context) {
-        UsageLookup lookup = context.getBeanProvider(UsageLookup.class).getIfAvailable();
-        RateLimitProperties properties = context.getBeanProvider(RateLimitProperties.class).getIfAvailable();
-        ClientIdKeyring clientIds = context.getBeanProvider(ClientIdKeyring.class).getIfAvailable();
-        if (lookup == null || properties == null || clientIds == null) {
-            return null;
-        }
-        RulesApiAccess access = context.getBeanProvider(OperatorAccounts.class).getIfAvailable() != null
-                ? RulesApiAccess.byRole() : RulesApiAccess.OPEN;
-        RateLimitEvaluator evaluator = context.getBeanProvider(RateLimitEvaluator.class).getIfAvailable();
-        return new UsageOperations(lookup, new UsageQueries(AdapterSettings.apiKeyFormat(properties)),
-                clientIds.current(), access, evaluator != null ? evaluator.region() : null);
     }
 }

@@ -4,16 +4,22 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Map;
 
+import dev.ratelimiter.autoconfigure.RateLimitProperties;
+import dev.ratelimiter.autoconfigure.identity.AdapterSettings;
 import dev.ratelimiter.autoconfigure.rules.RuleProblems;
 import dev.ratelimiter.autoconfigure.rules.RulesApiAccess;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
+import dev.ratelimiter.autoconfigure.security.OperatorAccounts;
+import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.UsageLookup;
 import dev.ratelimiter.core.UsageQuery;
 import dev.ratelimiter.core.UsageQueryException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -49,6 +55,24 @@ public final class UsageOperations {
         this.clientIds = clientIds;
         this.access = access;
         this.region = region;
+    }
+
+    /**
+     * The operations over the application's beans (from the management context, its parent's), or null where the
+     * limiter has no usage to read. Roles are checked when there are operator accounts, as for the rules API.
+     */
+    public static @Nullable UsageOperations of(ApplicationContext context) {
+        UsageLookup lookup = context.getBeanProvider(UsageLookup.class).getIfAvailable();
+        RateLimitProperties properties = context.getBeanProvider(RateLimitProperties.class).getIfAvailable();
+        ClientIdKeyring clientIds = context.getBeanProvider(ClientIdKeyring.class).getIfAvailable();
+        if (lookup == null || properties == null || clientIds == null) {
+            return null;
+        }
+        RulesApiAccess access = context.getBeanProvider(OperatorAccounts.class).getIfAvailable() != null
+                ? RulesApiAccess.byRole() : RulesApiAccess.OPEN;
+        RateLimitEvaluator evaluator = context.getBeanProvider(RateLimitEvaluator.class).getIfAvailable();
+        return new UsageOperations(lookup, new UsageQueries(AdapterSettings.apiKeyFormat(properties)),
+                clientIds.current(), access, evaluator != null ? evaluator.region() : null);
     }
 
     /** {@code GET} of the usage the parameters ask for, by an operator. */
