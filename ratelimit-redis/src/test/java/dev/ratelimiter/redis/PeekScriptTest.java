@@ -205,6 +205,30 @@ class PeekScriptTest {
     }
 
     @Test
+    void aLocalModeBucketIsReadAsItsPoolAndTheSharesInstancesHold() {
+        TokenBucketLimit hourly = new TokenBucketLimit(10, 10, Duration.ofHours(1));
+        Rule local = new Rule("l", "l", Match.ANY, List.of(Dimension.API_KEY), hourly, 1, Mode.ENFORCE,
+                FailureMode.OPEN, dev.ratelimiter.core.StoreMode.LOCAL, 1);
+        RedisKeys keys = new RedisKeys("rl");
+        BucketKey bucket = new BucketKey("CCCCCCCCCCCCCCCCCCCCCC", "l@t");
+        String name = keys.settledBucket(bucket);
+        redis.command("HSET", name, "t", "3", "ts", Long.toString(serverMicros()), "h:gw-1", "2", "h:gw-2", "1",
+                "d:gw-1", "7", "at:gw-1", Long.toString(serverMicros()));
+        redis.command("PEXPIRE", name, "600000");
+        String before = redis.command("HGETALL", name) + redis.command("PEXPIRETIME", name);
+        RedisUsageReader reader = new RedisUsageReader(connection.connection(), keys, false, Duration.ofSeconds(2));
+
+        BucketReading reading = reader.read(List.of(new UsageProbe(local, bucket))).block(Duration.ofSeconds(5))
+                .get(0);
+
+        assertThat(reading.stored()).isTrue();
+        assertThat(reading.remaining()).as("pool 3 and shares 2 + 1").isEqualTo(6);
+        assertThat(reading.resetAfter()).isPositive();
+        assertThat(redis.command("HGETALL", name) + redis.command("PEXPIRETIME", name)).isEqualTo(before);
+        assertThat(redis.command("EXISTS", keys.bucket(bucket)).trim()).endsWith("0");
+    }
+
+    @Test
     void aReadWithoutAConnectionFailsAtOnce() {
         LimiterConnection closed = new LimiterConnection(() -> {
             throw new IllegalStateException("no Redis here");

@@ -35,8 +35,10 @@ public final class UsageQueries {
     public UsageQuery parse(Map<String, List<String>> parameters) {
         for (Map.Entry<String, List<String>> parameter : parameters.entrySet()) {
             if (!PARAMETERS.contains(parameter.getKey())) {
-                throw invalid(printable(parameter.getKey()) ? parameter.getKey() : "?", "Unknown parameter '"
-                        + (printable(parameter.getKey()) ? parameter.getKey() : "(unprintable)")
+                // named back only when it is short and printable: the answer never carries what it cannot show
+                String name = parameter.getKey();
+                boolean showable = !name.isEmpty() && name.length() <= 64 && printable(name);
+                throw invalid(showable ? name : "?", "Unknown parameter '" + (showable ? name : "(unshowable)")
                         + "'; the usage API takes " + String.join(", ", PARAMETERS.stream().sorted().toList()) + ".");
             }
             if (parameter.getValue().size() > 1) {
