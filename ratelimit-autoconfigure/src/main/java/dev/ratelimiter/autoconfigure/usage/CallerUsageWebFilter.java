@@ -100,10 +100,7 @@ public final class CallerUsageWebFilter implements WebFilter, Ordered {
         }
         String instance = path;
         if (http.getMethod() != HttpMethod.GET && http.getMethod() != HttpMethod.HEAD) {
-            RulesApiOperations.Answer answer = RuleProblems.answer(instance, HttpStatus.METHOD_NOT_ALLOWED,
-                    "method_not_allowed", null, "Your usage can only be read: use GET.");
-            answer.headers().setAllow(Set.of(HttpMethod.GET, HttpMethod.HEAD));
-            return write(exchange, answer);
+            return write(exchange, UsageOperations.onlyReads(instance));
         }
         for (Map.Entry<String, List<String>> parameter : http.getQueryParams().entrySet()) {
             if (!PARAMETERS.contains(parameter.getKey()) || parameter.getValue().size() > 1) {

@@ -1,12 +1,8 @@
 package dev.ratelimiter.autoconfigure.usage;
 
 import java.security.Principal;
-import java.util.Set;
 
-import dev.ratelimiter.autoconfigure.rules.RuleProblems;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -44,10 +40,7 @@ public final class UsageApiHandler {
     }
 
     Mono<ServerResponse> otherMethod(ServerRequest request) {
-        RulesApiOperations.Answer answer = RuleProblems.answer(instance(request), HttpStatus.METHOD_NOT_ALLOWED,
-                "method_not_allowed", null, "The usage API only reads: use GET.");
-        answer.headers().setAllow(Set.of(HttpMethod.GET, HttpMethod.HEAD));
-        return write(answer);
+        return write(UsageOperations.onlyReads(instance(request)));
     }
 
     /** An answer as the response, as the rules API writes its own. */

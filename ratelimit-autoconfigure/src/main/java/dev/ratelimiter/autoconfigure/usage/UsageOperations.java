@@ -1,6 +1,7 @@
 package dev.ratelimiter.autoconfigure.usage;
 
 import java.security.Principal;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -21,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import reactor.core.publisher.Mono;
@@ -106,6 +108,14 @@ public final class UsageOperations {
                     logger.debug("Usage could not be read from the store", ex);
                     return Mono.just(unavailable(instance, ex));
                 });
+    }
+
+    /** The answer to any method but {@code GET} and {@code HEAD} on a usage path: 405, naming the two. */
+    public static RulesApiOperations.Answer onlyReads(String instance) {
+        RulesApiOperations.Answer answer = RuleProblems.answer(instance, HttpStatus.METHOD_NOT_ALLOWED,
+                "method_not_allowed", null, "Usage can only be read: use GET.");
+        answer.headers().setAllow(new LinkedHashSet<>(List.of(HttpMethod.GET, HttpMethod.HEAD)));
+        return answer;
     }
 
     private static RulesApiOperations.Answer refused(UsageQueryException ex, String instance) {

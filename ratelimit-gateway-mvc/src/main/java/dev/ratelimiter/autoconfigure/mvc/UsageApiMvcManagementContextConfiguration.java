@@ -3,10 +3,8 @@ package dev.ratelimiter.autoconfigure.mvc;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Set;
 
 import dev.ratelimiter.autoconfigure.OnRulesApiCondition;
-import dev.ratelimiter.autoconfigure.rules.RuleProblems;
 import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
 import dev.ratelimiter.autoconfigure.rules.RulesApiOperations;
 import dev.ratelimiter.autoconfigure.usage.UsageOperations;
@@ -20,8 +18,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -54,13 +50,8 @@ public class UsageApiMvcManagementContextConfiguration {
         String path = mount.usagePath();
         return RouterFunctions.route()
                 .GET(path, request -> read(operations, request)).HEAD(path, request -> read(operations, request))
-                .route(RequestPredicates.path(path), request -> {
-                    RulesApiOperations.Answer answer = RuleProblems.answer(instance(request),
-                            HttpStatus.METHOD_NOT_ALLOWED, "method_not_allowed", null,
-                            "The usage API only reads: use GET.");
-                    answer.headers().setAllow(Set.of(HttpMethod.GET, HttpMethod.HEAD));
-                    return write(answer);
-                })
+                .route(RequestPredicates.path(path),
+                        request -> RulesApiServletRoutes.write(UsageOperations.onlyReads(instance(request))))
                 .build();
     }
 
@@ -68,16 +59,10 @@ public class UsageApiMvcManagementContextConfiguration {
         Principal caller = request.principal().orElse(RulesApiOperations.anonymous());
         RulesApiOperations.Answer answer = operations.read(caller, request.params(), instance(request))
                 .block(BACKSTOP);
-        return write(answer);
+        return RulesApiServletRoutes.write(answer);
     }
 
     private static String instance(ServerRequest request) {
         return request.requestPath().pathWithinApplication().value();
-    }
-
-    private static ServerResponse write(RulesApiOperations.Answer answer) {
-        ServerResponse.BodyBuilder response = ServerResponse.status(answer.status())
-                .headers(headers -> headers.addAll(answer.headers()));
-        return answer.body() == null ? response.build() : response.body(answer.body());
     }
 }
