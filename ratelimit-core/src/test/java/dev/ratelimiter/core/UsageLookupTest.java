@@ -137,6 +137,34 @@ class UsageLookupTest {
     }
 
     @Test
+    void aGlobalRuleIsReadAsThisRegionsShareAndASplitRuleAsTheCallersShard() {
+        Rule global = new Rule("global", "global", Match.ANY, List.of(Dimension.API_KEY),
+                new TokenBucketLimit(1_000, 1_000, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.OPEN,
+                StoreMode.EXACT, 1, null, Scope.GLOBAL);
+        Rule sharded = new Rule("sharded", "sharded", Match.ANY, List.of(Dimension.TENANT),
+                new TokenBucketLimit(100, 100, Duration.ofHours(1)), 0, Mode.ENFORCE, FailureMode.OPEN,
+                StoreMode.EXACT, 4);
+        RuleSet regional = RuleSet.builder("free").rule(global).rule(sharded).build();
+        RegionShares shares = new RegionShares("eu", java.util.Map.of("eu", 1.0, "us", 3.0));
+        RateLimitEvaluator inRegion = new RateLimitEvaluator(() -> regional, store, clientIds, shares);
+        UsageLookup regionalLookup = new UsageLookup(() -> regional, clientIds, shares, store, clock);
+        for (int i = 0; i < 3; i++) {
+            assertThat(inRegion.check(new RequestAttributes("some-key-0001", null, "acme", null, "r", "/x",
+                    "default", "free", 1), new RequestPermits()).block().allowed()).isTrue();
+        }
+
+        Usage usage = regionalLookup.read(new UsageQuery("some-key-0001", null, null, "acme", null, null, null, null,
+                null, null)).block();
+
+        Usage.RuleUsage share = usageOf(usage, "global");
+        assertThat(share.limit().quota()).as("eu's quarter").isEqualTo(250);
+        assertThat(share.reading().remaining()).isEqualTo(247);
+        Usage.RuleUsage shard = usageOf(usage, "sharded");
+        assertThat(shard.limit().quota()).isEqualTo(25);
+        assertThat(shard.reading().remaining()).as("the caller's own shard, where it spent").isEqualTo(22);
+    }
+
+    @Test
     void anUnknownRuleOrNoIdentityIsRefused() {
         assertThatThrownBy(() -> read(new UsageQuery("some-key-0001", null, null, null, null, null, null, null, null,
                 "nope"))).isInstanceOfSatisfying(UsageQueryException.class,
