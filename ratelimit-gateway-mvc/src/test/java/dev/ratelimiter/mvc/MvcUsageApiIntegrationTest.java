@@ -62,6 +62,7 @@ class MvcUsageApiIntegrationTest {
         registry.add("ratelimit.management.security.admin.password", () -> "admin-secret-0123");
         registry.add("ratelimit.management.security.viewer.password", () -> "viewer-secret-0123");
         registry.add("ratelimit.default-tier", () -> "free");
+        registry.add("ratelimit.usage.me.enabled", () -> "true");
         registry.add("ratelimit.tiers.free.api-keys[0]", () -> KEY);
         registry.add("ratelimit.tiers.free.limits.default.capacity", () -> "10");
         registry.add("ratelimit.tiers.free.limits.default.refill-tokens", () -> "10");
@@ -106,6 +107,27 @@ class MvcUsageApiIntegrationTest {
         assertThat(usage("apikey=" + KEY, VIEWER).status()).isEqualTo(400);
         assertThat(usage("apiKey=" + KEY + "&rule=nope", VIEWER).status()).isEqualTo(404);
         assertThat(usage("user=%00", VIEWER).status()).isEqualTo(400);
+    }
+
+    @Test
+    void theCallerReadsItsOwnUsageOnTheGatewaysPortAndNamesNoOther() throws Exception {
+        for (int i = 0; i < 2; i++) {
+            assertThat(RawResponse.send(port, "GET", "/api/x", null, new byte[0], "X-API-Key: " + KEY).status())
+                    .isEqualTo(200);
+        }
+        for (int i = 0; i < 3; i++) {
+            RawResponse me = RawResponse.send(port, "GET", "/ratelimit/me", null, new byte[0], "X-API-Key: " + KEY);
+            assertThat(me.status()).as(me.body()).isEqualTo(200);
+            assertThat(me.body()).doesNotContain(KEY);
+            assertThat(json.readTree(me.body()).get("rules").get(0).get("remaining").asLong()).isEqualTo(8);
+        }
+        assertThat(RawResponse.send(port, "GET", "/ratelimit/me?apiKey=other-key-0001", null, new byte[0],
+                "X-API-Key: " + KEY).status()).isEqualTo(400);
+        assertThat(RawResponse.send(port, "GET", "/ratelimit/me", null, new byte[0]).status()).isEqualTo(401);
+        assertThat(RawResponse.send(port, "DELETE", "/ratelimit/me", null, new byte[0], "X-API-Key: " + KEY)
+                .status()).isEqualTo(405);
+        RawResponse spent = RawResponse.send(port, "GET", "/api/x", null, new byte[0], "X-API-Key: " + KEY);
+        assertThat(spent.headers().get("ratelimit")).as("the readings spent nothing").contains("r=7");
     }
 
     @Test
