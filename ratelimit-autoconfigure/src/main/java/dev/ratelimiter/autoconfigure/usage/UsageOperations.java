@@ -126,8 +126,9 @@ public final class UsageOperations {
 
     private static RulesApiOperations.Answer unavailable(String instance, Throwable cause) {
         RulesApiOperations.Answer problem = RuleProblems.answer(instance, HttpStatus.SERVICE_UNAVAILABLE,
-                "store_unavailable", null, "The rate limiter's store did not answer in time ("
-                        + cause.getClass().getSimpleName() + "); usage cannot be read until it does. Try again "
+                "store_unavailable", null, "The rate limiter's store could not be read ("
+                        + cause.getClass().getSimpleName() + ": not connected, not answering within the store's "
+                        + "longest wait, or refusing the read); usage cannot be read until it answers. Try again "
                         + "shortly.");
         problem.headers().set(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
         return problem;
