@@ -30,7 +30,8 @@ import org.springframework.context.annotation.Bean;
  * by default; Gateway Server MVC has its own wiring ({@code RateLimitMvcUsageMeAutoConfiguration}).
  */
 @AutoConfiguration(after = { RateLimitGatewayAutoConfiguration.class, RateLimitUsageAutoConfiguration.class })
-@ConditionalOnClass(name = "dev.ratelimiter.gateway.webflux.RateLimitFilter")
+@ConditionalOnClass(name = { "dev.ratelimiter.gateway.webflux.RateLimitFilter",
+        "tools.jackson.databind.json.JsonMapper" })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "ratelimit.usage.me.enabled")
 @ConditionalOnBean({ UsageLookup.class, RateLimitEvaluator.class, RefusalWriter.class })

@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The usage API ({@code GET /v1/usage}) beside the rules API, wherever that is served ({@link RulesApiMount#usagePath()}):
@@ -22,7 +23,7 @@ import reactor.core.publisher.Mono;
  * again by the handler ({@link RulesApiAccess}). Served also when the rule store is off: usage does not depend on it.
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
-@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnClass({ RouterFunction.class, JsonMapper.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @Conditional(OnRulesApiCondition.class)
 public class UsageApiManagementContextConfiguration {

@@ -2,10 +2,12 @@ package dev.ratelimiter.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.server.RouterFunction;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,6 +54,13 @@ class UsageApiManagementContextConfigurationTest {
             client(context).get().uri("/v1/usage?apiKey=key-0123456789").exchange().expectStatus().isNotFound();
         });
         runner.withPropertyValues("management.server.port=18081", "ratelimit.rules-api.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean("rateLimitUsageApi"));
+    }
+
+    @Test
+    void withoutJacksonItIsNotServed() {
+        runner.withPropertyValues("management.server.port=18081")
+                .withClassLoader(new FilteredClassLoader(JsonMapper.class))
                 .run(context -> assertThat(context).doesNotHaveBean("rateLimitUsageApi"));
     }
 

@@ -28,6 +28,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -51,6 +52,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @AutoConfiguration(after = { RateLimitMvcAutoConfiguration.class, RateLimitUsageAutoConfiguration.class,
         RateLimitAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
 @ConditionalOnBooleanProperty(name = "ratelimit.usage.me.enabled")
 @ConditionalOnBean({ UsageLookup.class, RateLimitEvaluator.class, ServletIdentityResolver.class })
 @EnableConfigurationProperties({ RateLimitProperties.class, UsageApiProperties.class })

@@ -23,6 +23,7 @@ import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The usage API ({@code GET /v1/usage}) on the servlet flavour, beside the rules API wherever that is served, as on
@@ -30,7 +31,7 @@ import org.springframework.web.servlet.function.ServerResponse;
  * reading is waited for on the servlet thread, at most the store's longest wait (the reader's own bound) and a margin.
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
-@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnClass({ RouterFunction.class, JsonMapper.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Conditional(OnRulesApiCondition.class)
 public class UsageApiMvcManagementContextConfiguration {
