@@ -35,6 +35,6 @@ public class LoopbackOperatorPortConfiguration {
         }
         RulesApiMount rulesApi = RulesApiMount.of(environment);
         return new LoopbackOnlyFilter(OperatorRequests.endpointPatterns(endpoints,
-                rulesApi != null ? rulesApi.patterns() : new String[0]));
+                rulesApi != null ? rulesApi.patternsWithUsage() : new String[0]));
     }
 }

@@ -39,7 +39,8 @@ class RulesApiManagementContextConfigurationTest {
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             // as the actuator imports it: after the application's own configuration
             .withConfiguration(AutoConfigurations.of(RateLimitAbuseAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class, RulesApiManagementContextConfiguration.class));
+                    RateLimitAutoConfiguration.class, RateLimitUsageAutoConfiguration.class,
+                    RulesApiManagementContextConfiguration.class, UsageApiManagementContextConfiguration.class));
 
     @SuppressWarnings("unchecked")
     private static WebTestClient client(ApplicationContext context) {
@@ -119,6 +120,8 @@ class RulesApiManagementContextConfigurationTest {
         runner.withPropertyValues("management.server.port=18081", "ratelimit.abuse.enabled=true").run(context -> {
             Map<String, Set<String>> served = new TreeMap<>();
             context.getBean("rateLimitRulesApi", RouterFunction.class).accept(new RoutesSeen(served));
+            // the usage API, beside the rules API, is in the same document
+            context.getBean("rateLimitUsageApi", RouterFunction.class).accept(new RoutesSeen(served));
             assertThat(served).isEqualTo(documented);
         });
     }

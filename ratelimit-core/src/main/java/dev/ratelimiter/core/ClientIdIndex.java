@@ -41,6 +41,19 @@ final class ClientIdIndex<T> {
         return all;
     }
 
+    /**
+     * Every entry filed under this client id of {@code scheme}: for a caller that has the id and not the key (the usage
+     * API's {@code client=}), which can only be found under the scheme that made it.
+     */
+    List<T> getById(ClientIds scheme, String clientId) {
+        for (int i = 0; i < schemes.length; i++) {
+            if (schemes[i].scheme().equals(scheme.scheme())) {
+                return byId.get(i).getOrDefault(clientId, List.of());
+            }
+        }
+        return List.of();
+    }
+
     /** Whether nothing is filed at all. */
     boolean isEmpty() {
         return schemes.length == 0;

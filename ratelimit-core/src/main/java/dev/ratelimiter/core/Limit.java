@@ -73,7 +73,7 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      * {@code ratelimit-redis/src/main/resources/META-INF/scripts/ratelimit/rate_limit.lua}: the per-algorithm branch
      * of {@code decide}, keyed by the algorithm code the Redis store sends ({@code 't'}, {@code 'w'}, {@code 'c'}, {@code 'q'}),
      * and {@code write_state}; a rate limit is also charged back by {@code charge.lua} (and a token bucket settled by
-     * {@code settle.lua}). The properties are in {@code LimitProperties} (its {@code Algorithm} and the settings) and
+     * {@code settle.lua}), and read without spending by {@code peek.lua} (its entry in {@code PEEK}: the usage API). The properties are in {@code LimitProperties} (its {@code Algorithm} and the settings) and
      * {@code RuleFactory.limit}; the OpenAPI document is
      * {@code ratelimit-autoconfigure/src/main/resources/META-INF/ratelimit/rules-api.openapi.yaml}
      * ({@code RuleDocument}: the {@code algorithm} enum and the settings).</li>

@@ -1,5 +1,6 @@
 package dev.ratelimiter.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ import reactor.core.publisher.Mono;
  * back, so that map holds no more buckets than there are requests in progress; it is capped at {@code maxKeys} as
  * well, and a request needing a new bucket beyond that is refused rather than counted nowhere.
  */
-public final class LocalBucketStore implements RateLimitStore {
+public final class LocalBucketStore implements RateLimitStore, UsageReader {
 
     private final Cache<BucketKey, BucketState> buckets;
     private final Map<BucketKey, BucketState.Concurrency> permitBuckets = new ConcurrentHashMap<>();
@@ -155,6 +156,38 @@ public final class LocalBucketStore implements RateLimitStore {
                 }
             }
         }
+    }
+
+    @Override
+    public Mono<List<BucketReading>> read(List<UsageProbe> probes) {
+        return Mono.fromSupplier(() -> readNow(probes));
+    }
+
+    /**
+     * {@link #read} without the reactive wrapper: each bucket's preview of a request costing nothing, looked up
+     * quietly (a bucket this store does not hold reads as full and is not made; one it holds is not kept longer).
+     */
+    public List<BucketReading> readNow(List<UsageProbe> probes) {
+        long now = nanoClock.getAsLong();
+        List<BucketReading> readings = new ArrayList<>(probes.size());
+        for (UsageProbe probe : probes) {
+            Limit limit = probe.rule().limit();
+            if (limit.capsInProgress()) {
+                int held = inProgress(probe.bucket());
+                readings.add(new BucketReading(held > 0, limit.quota() - held, Duration.ZERO, held));
+                continue;
+            }
+            BucketState state = buckets.policy().getIfPresentQuietly(probe.bucket());
+            if (state == null || !state.fits(limit)) {
+                readings.add(BucketReading.untouched(limit));
+                continue;
+            }
+            synchronized (state) {
+                BucketState.Preview preview = state.preview(limit, 0, now);
+                readings.add(new BucketReading(true, preview.remaining(), preview.resetAfter(), 0));
+            }
+        }
+        return readings;
     }
 
     /** Permits in progress in one concurrency bucket (0 when it holds none). */

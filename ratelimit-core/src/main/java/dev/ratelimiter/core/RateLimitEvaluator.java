@@ -208,10 +208,7 @@ public final class RateLimitEvaluator {
      * or uneven.
      */
     private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow, RuleCosts costs) {
-        BucketKey whole = bucketOf(clientIds, rule, request);
-        String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
-        int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
-        BucketKey bucket = new BucketKey(clientIds.of(whole.partition() + "#" + shard), whole.name());
+        BucketKey bucket = shardOf(clientIds, rule, request, bucketOf(clientIds, rule, request));
         Rule[] cached = shardRules.get(rule.id());
         if (cached == null || cached[0] != rule) {
             cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
@@ -233,6 +230,13 @@ public final class RateLimitEvaluator {
             return 1;
         }
         return abuse.factorFor(clientIds.of(request.apiKey()));
+    }
+
+    /** The shard of {@code whole} the request's caller is hashed to (see {@link #shardCheck}). */
+    static BucketKey shardOf(ClientIds clientIds, Rule rule, RequestAttributes request, BucketKey whole) {
+        String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
+        int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
+        return new BucketKey(clientIds.of(whole.partition() + "#" + shard), whole.name());
     }
 
     /** The first of the rule's key dimensions the request has no value for, or null. */
@@ -270,11 +274,16 @@ public final class RateLimitEvaluator {
      * {@code hourly@w3600000}), so that a rule changed to another algorithm starts on new buckets.
      */
     static BucketKey bucketOf(ClientIds clientIds, Rule rule, RequestAttributes request) {
+        // A missing value (a rule sharing one bucket among the requests lacking it) is "": no header gives that.
+        return bucketOf(clientIds, rule, request, rule.key().contains(Dimension.API_KEY)
+                ? clientIds.of(request.apiKey() == null ? "" : request.apiKey()) : null);
+    }
+
+    /** {@link #bucketOf(ClientIds, Rule, RequestAttributes)} with the client id of the API key already worked out. */
+    static BucketKey bucketOf(ClientIds clientIds, Rule rule, RequestAttributes request, String client) {
         List<Dimension> key = rule.key();
         String name = rule.id() + "@" + rule.limit().shape();
         if (key.contains(Dimension.API_KEY)) {
-            // A missing value (a rule sharing one bucket among the requests lacking it) is "": no header gives that.
-            String client = clientIds.of(request.apiKey() == null ? "" : request.apiKey());
             if (key.size() == 1) {
                 return new BucketKey(client, name);
             }

@@ -230,6 +230,31 @@ public final class RuleSet {
         return rulesOf(bestByGroup);
     }
 
+    /**
+     * {@link #applicableTo(RequestAttributes)} for a client known by its client id under {@code scheme} rather than by
+     * its API key (which {@code request} then lacks): the usage API's {@code client=}.
+     */
+    List<Rule> applicableToClient(RequestAttributes request, ClientIds scheme, String clientId) {
+        Map<String, CompiledRule> bestByGroup = new LinkedHashMap<>();
+        if (UNKNOWN_KEYS.equals(request.tier())) {
+            consider(request, unknownKeyRules, bestByGroup);
+            return rulesOf(bestByGroup);
+        }
+        consider(request, general, bestByGroup);
+        consider(request, byApiKey.getById(scheme, clientId), bestByGroup);
+        return rulesOf(bestByGroup);
+    }
+
+    /** {@link #tierFor(String)} for a client known by its client id under {@code scheme}. */
+    String tierForClient(ClientIds scheme, String clientId) {
+        List<String> tiers = tierByApiKey.getById(scheme, clientId);
+        boolean known = !tiers.isEmpty() || !byApiKey.getById(scheme, clientId).isEmpty();
+        if (!known && unknownKeys != UnknownApiKeyPolicy.DEFAULT_TIER && !killSwitch) {
+            return UNKNOWN_KEYS;
+        }
+        return tiers.isEmpty() ? defaultTier : tiers.get(0);
+    }
+
     private static List<Rule> rulesOf(Map<String, CompiledRule> bestByGroup) {
         List<Rule> applicable = new ArrayList<>(bestByGroup.size());
         for (CompiledRule compiled : bestByGroup.values()) {

@@ -121,23 +121,45 @@ public final class Admission {
         }
     }
 
-    private Decision decideObserved(RuleSet rules, CallerIdentity caller, AdmissionRequest request,
-            RequestPermits permits, DecisionObservation observation) {
+    /**
+     * What a decision of a request counts, or the refusal it gets before any rule is asked.
+     *
+     * @param attributes the request as the rules see it; null when refused
+     * @param refusal the answer instead of a decision; null when the request is decided
+     */
+    public record Counted(RequestAttributes attributes, RefusalAnswer refusal) {
+    }
+
+    /**
+     * The request as a decision would count it (its identity in the rules' namespaces, its tier), or the refusal it
+     * would get before any rule is asked; nothing is decided, spent or reported. For reading a caller's own usage
+     * exactly as its requests are counted.
+     */
+    public Counted count(RuleSet rules, CallerIdentity caller, AdmissionRequest request) {
         RefusalAnswer refused = refuseUpFront(rules, request.rawPath(), caller);
         String tier = refused != null ? null : tier(rules, caller);
         if (refused == null) {
             refused = refuseTier(rules, tier);
         }
         if (refused != null) {
-            return Decision.refused(this, refused, observation);
+            return new Counted(null, refused);
         }
         Map<String, Object> metadata = request.routeMetadata();
         Supplier<String> clientIp = request.clientIp();
-        RequestAttributes attributes = new RequestAttributes(caller.qualified(Dimension.API_KEY),
+        return new Counted(new RequestAttributes(caller.qualified(Dimension.API_KEY),
                 counted(Dimension.USER, caller, clientIp), counted(Dimension.TENANT, caller, clientIp),
                 rules.needsClientIp() ? clientIp.get() : null, request.routeId(),
                 RequestPaths.normalise(request.rawPath()), RouteMetadata.routeClass(metadata), tier,
-                RouteMetadata.cost(metadata));
+                RouteMetadata.cost(metadata)), null);
+    }
+
+    private Decision decideObserved(RuleSet rules, CallerIdentity caller, AdmissionRequest request,
+            RequestPermits permits, DecisionObservation observation) {
+        Counted counted = count(rules, caller, request);
+        if (counted.refusal() != null) {
+            return Decision.refused(this, counted.refusal(), observation);
+        }
+        RequestAttributes attributes = counted.attributes();
         // Deferred, so that a failure thrown while the call is set up (an adapter's bug) is decided like one the call
         // signals, instead of escaping as a 500.
         Mono<Verdict> verdict = Mono.defer(() -> evaluator.check(rules, attributes, permits,

@@ -31,7 +31,9 @@ public enum LimiterScript {
     /** One change to the runtime rules, versioned and announced. */
     RULES_WRITE("rules_write.lua"),
     /** An instance's heartbeat and the count of instances alive. */
-    HEARTBEAT("heartbeat.lua");
+    HEARTBEAT("heartbeat.lua"),
+    /** The usage API: buckets read without spending, creating or extending anything (declared no-writes). */
+    PEEK("peek.lua");
 
     /** Where the scripts live on the classpath. */
     public static final String LOCATION = "META-INF/scripts/ratelimit/";

@@ -6,9 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.ratelimiter.core.BucketReading;
 import dev.ratelimiter.core.Check;
 import dev.ratelimiter.core.LocalBucketStore;
 import dev.ratelimiter.core.RateLimitStore;
+import dev.ratelimiter.core.UsageProbe;
+import dev.ratelimiter.core.UsageReader;
 import dev.ratelimiter.core.Verdict;
 import reactor.core.publisher.Mono;
 
@@ -19,7 +22,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>Thread-safe: the gateway evaluates on its event loops while the test thread resets or advances.
  */
-public final class TestBuckets implements RateLimitStore {
+public final class TestBuckets implements RateLimitStore, UsageReader {
 
     /** As {@code ratelimit.store.local-max-keys} defaults: far more than a test uses. */
     static final long MAX_KEYS = 100_000;
@@ -30,6 +33,12 @@ public final class TestBuckets implements RateLimitStore {
     @Override
     public Mono<Verdict> evaluate(List<Check> checks) {
         return buckets.get().evaluate(checks);
+    }
+
+    /** The usage API's reading of the buckets in use now (after a {@link #reset}, the fresh ones). */
+    @Override
+    public Mono<List<BucketReading>> read(List<UsageProbe> probes) {
+        return buckets.get().read(probes);
     }
 
     /** Every bucket full again, as at start-up; permits of requests still in progress no longer count. */

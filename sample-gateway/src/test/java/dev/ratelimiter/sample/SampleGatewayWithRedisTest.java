@@ -7,6 +7,7 @@ import dev.ratelimiter.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -27,6 +28,9 @@ class SampleGatewayWithRedisTest {
 
     @LocalServerPort
     int port;
+
+    @LocalManagementPort
+    int managementPort;
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
@@ -53,6 +57,32 @@ class SampleGatewayWithRedisTest {
                 .expectBody().jsonPath("$.error").isEqualTo("invalid_api_key");
         assertThat(redis.command("KEYS", "rl:*:free.default@t").trim().lines()).as("still the demo key's bucket only")
                 .hasSize(1);
+    }
+
+    /** README "The usage API": the operators' reading on the management port and the client's own on the gateway's. */
+    @Test
+    void theUsageOfTheDemoKeyIsReadWithoutSpending() {
+        WebTestClient gateway = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(Duration.ofSeconds(10)).build();
+        WebTestClient management = WebTestClient.bindToServer().baseUrl("http://localhost:" + managementPort)
+                .responseTimeout(Duration.ofSeconds(10)).build();
+        // demo-pro, so that the other tests' counts of the demo key's buckets stay theirs
+        gateway.get().uri("/api/hello").header("X-API-Key", "demo-pro").exchange().expectStatus().isOk();
+        long keys = redis.command("KEYS", "rl:*").trim().lines().count();
+        management.get().uri("/v1/usage?apiKey=demo-pro").exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.tier").isEqualTo("pro")
+                .jsonPath("$.rules[?(@.id == 'pro.default')].limit").isEqualTo(100)
+                .jsonPath("$.rules[?(@.id == 'pro.default')].stored").isEqualTo(true)
+                .jsonPath("$.skipped[?(@.id == 'reports-in-progress')].reason").exists();
+        management.get().uri("/v1/usage?apiKey=demo").exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.tier").isEqualTo("free")
+                .jsonPath("$.rules[?(@.id == 'free-hourly')].limit").isEqualTo(1000);
+        gateway.get().uri("/ratelimit/me").header("X-API-Key", "demo-pro").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.rules[?(@.id == 'pro.default')].stored").isEqualTo(true);
+        gateway.get().uri("/ratelimit/me?route=demo-reports").header("X-API-Key", "demo-pro").exchange()
+                .expectStatus().isOk().expectBody()
+                .jsonPath("$.rules[?(@.id == 'reports-in-progress')].inProgress").isEqualTo(0);
+        assertThat(redis.command("KEYS", "rl:*").trim().lines().count()).as("reading made no key").isEqualTo(keys);
     }
 
     @Test

@@ -153,6 +153,11 @@ public final class RuleView {
         }
     };
 
+    /** The algorithm's name as a rule spec writes it ({@code token-bucket}, {@code sliding-window}, ...). */
+    public static String algorithmOf(Limit limit) {
+        return (String) limit.match(LIMIT_VIEW).get("algorithm");
+    }
+
     private static void putIfNotEmpty(Map<String, Object> view, String name, Collection<?> values) {
         if (!values.isEmpty()) {
             view.put(name, values);

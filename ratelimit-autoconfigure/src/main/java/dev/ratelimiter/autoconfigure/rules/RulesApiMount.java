@@ -52,8 +52,28 @@ public record RulesApiMount(String path) {
         return trimmed.isEmpty() || trimmed.startsWith("/") ? trimmed : "/" + trimmed;
     }
 
+    /**
+     * Where the usage API is served beside the rules API: the collection's last segment replaced by {@code usage}
+     * ({@code /v1/rules} → {@code /v1/usage}, {@code /actuator/v1/rules} → {@code /actuator/v1/usage}), so that it is
+     * served, authenticated and read-only for viewers wherever the rules API is, without a setting of its own.
+     */
+    public static String usagePath(String rulesPath) {
+        int slash = rulesPath.lastIndexOf('/');
+        return (slash < 0 ? "" : rulesPath.substring(0, slash)) + "/usage";
+    }
+
+    /** {@link #usagePath(String)} of this mount. */
+    public String usagePath() {
+        return usagePath(path);
+    }
+
     /** The path patterns of the API: the collection and everything below it. */
     public String[] patterns() {
         return new String[] { path, path + "/**" };
+    }
+
+    /** {@link #patterns()} and the usage API's path ({@link #usagePath()}). */
+    public String[] patternsWithUsage() {
+        return new String[] { path, path + "/**", usagePath() };
     }
 }

@@ -42,7 +42,8 @@ public final class RulesApiRoutes {
                 throw new IllegalStateException(OPENAPI + " is missing from the starter's jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                    .replace("  " + DOCUMENTED_PATH, "  " + mount.path());
+                    .replace("  " + DOCUMENTED_PATH, "  " + mount.path())
+                    .replace("  " + RulesApiMount.usagePath(DOCUMENTED_PATH) + ":", "  " + mount.usagePath() + ":");
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

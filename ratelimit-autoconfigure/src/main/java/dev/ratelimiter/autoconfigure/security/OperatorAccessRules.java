@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure.security;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimiter.autoconfigure.rules.RulesApiMount;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
@@ -39,6 +40,9 @@ public record OperatorAccessRules(List<String> publicPaths, List<String> viewerP
         if (rulesApi != null) {
             all.add(rulesApi);
             viewer.add(rulesApi);
+            // the usage API, served beside the rules API: reads only, the viewer's like the rules
+            all.add(RulesApiMount.usagePath(rulesApi));
+            viewer.add(RulesApiMount.usagePath(rulesApi));
         }
         return new OperatorAccessRules(paths(endpoints, publicEndpoints), List.copyOf(viewer), discovery,
                 List.copyOf(all));

@@ -46,7 +46,8 @@ public final class OperatorSecurityFilter {
         String admin = OperatorAuthentication.authority(OperatorAccounts.Role.ADMIN);
         ServerWebExchangeMatcher scope = wholePort ? ServerWebExchangeMatchers.anyExchange()
                 : ServerWebExchangeMatchers.pathMatchers(OperatorRequests.endpointPatterns(endpoints,
-                        rulesApi != null ? OperatorAccessRules.patterns(List.of(rulesApi)) : new String[0]));
+                        rulesApi != null ? OperatorAccessRules.patterns(List.of(rulesApi, RulesApiMount.usagePath(rulesApi)))
+                                : new String[0]));
         ServerHttpSecurity http = ServerHttpSecurity.http()
                 .securityMatcher(scope)
                 .authenticationManager(authenticate(accounts))

@@ -62,6 +62,7 @@ final class RulesApiServletRoutes {
         return request.requestPath().pathWithinApplication().value();
     }
 
+    /** An answer of the operator APIs (the rules API's, the usage API's) as the servlet response. */
     static ServerResponse write(RulesApiOperations.Answer answer) {
         ServerResponse.BodyBuilder response = ServerResponse.status(answer.status())
                 .headers(headers -> headers.addAll(answer.headers()));
