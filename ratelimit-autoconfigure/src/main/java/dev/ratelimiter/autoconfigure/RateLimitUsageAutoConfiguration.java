@@ -3,6 +3,7 @@ package dev.ratelimiter.autoconfigure;
 import java.time.Clock;
 
 import dev.ratelimiter.autoconfigure.store.RateLimitRedis;
+import dev.ratelimiter.core.AbuseScores;
 import dev.ratelimiter.core.ClientIdKeyring;
 import dev.ratelimiter.core.RateLimitStore;
 import dev.ratelimiter.core.RegionShares;
@@ -44,9 +45,9 @@ public final class RateLimitUsageAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         UsageLookup rateLimitUsageLookup(RuleSetHolder rules, ClientIdKeyring clientIds,
-                ObjectProvider<RegionShares> regions, RateLimitRedis redis, LimiterConnection connection,
-                RateLimitProperties properties) {
-            return lookup(rules, clientIds, regions, new RedisUsageReader(connection, redis.keys(), redis.cluster(),
+                ObjectProvider<RegionShares> regions, ObjectProvider<AbuseScores> abuse, RateLimitRedis redis,
+                LimiterConnection connection, RateLimitProperties properties) {
+            return lookup(rules, clientIds, regions, abuse, new RedisUsageReader(connection, redis.keys(), redis.cluster(),
                     properties.getStore().effectiveMaxWait()));
         }
     }
@@ -59,14 +60,15 @@ public final class RateLimitUsageAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     UsageLookup rateLimitUsageLookup(RuleSetHolder rules, ClientIdKeyring clientIds,
-            ObjectProvider<RegionShares> regions, RateLimitStore store) {
-        return lookup(rules, clientIds, regions, store.find(UsageReader.class).orElse(probes -> Mono.error(
+            ObjectProvider<RegionShares> regions, ObjectProvider<AbuseScores> abuse, RateLimitStore store) {
+        return lookup(rules, clientIds, regions, abuse, store.find(UsageReader.class).orElse(probes -> Mono.error(
                 new StoreNotConnectedException("the rate limiter's store (" + store.getClass().getSimpleName()
                         + ") cannot be read without spending"))));
     }
 
     static UsageLookup lookup(RuleSetHolder rules, ClientIdKeyring clientIds, ObjectProvider<RegionShares> regions,
-            UsageReader reader) {
-        return new UsageLookup(rules, clientIds.current(), regions.getIfAvailable(), reader, Clock.systemUTC());
+            ObjectProvider<AbuseScores> abuse, UsageReader reader) {
+        return new UsageLookup(rules, clientIds.current(), regions.getIfAvailable(), abuse.getIfAvailable(), reader,
+                Clock.systemUTC());
     }
 }

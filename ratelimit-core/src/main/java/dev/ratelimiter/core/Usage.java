@@ -12,12 +12,20 @@ import java.util.List;
  * @param killSwitch whether the kill switch is on (then nothing is enforced, whatever the buckets hold)
  * @param rules the rules that apply, in the rule set's order
  * @param skipped the rules that may apply, but depend on a value the query did not give
+ * @param abuse the client's abuse score while it lowers the client's limits (the limits above are the lowered ones),
+ * else null
  */
-public record Usage(String tier, boolean killSwitch, List<RuleUsage> rules, List<Skipped> skipped) {
+public record Usage(String tier, boolean killSwitch, List<RuleUsage> rules, List<Skipped> skipped,
+        AbuseScores.View abuse) {
 
     public Usage {
         rules = List.copyOf(rules);
         skipped = List.copyOf(skipped);
+    }
+
+    /** A usage no abuse score lowers. */
+    public Usage(String tier, boolean killSwitch, List<RuleUsage> rules, List<Skipped> skipped) {
+        this(tier, killSwitch, rules, skipped, null);
     }
 
     /**

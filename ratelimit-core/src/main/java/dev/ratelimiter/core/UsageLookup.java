@@ -29,6 +29,8 @@ public final class UsageLookup {
     private final RegionShares regions;
     private final UsageReader reader;
     private final Clock clock;
+    private final AbuseScores abuse;
+    private final AbuseScaling abuseScaling = new AbuseScaling();
 
     /**
      * @param clientIds the hash that names buckets: the evaluator's
@@ -36,9 +38,18 @@ public final class UsageLookup {
      */
     public UsageLookup(Supplier<RuleSet> rules, ClientIds clientIds, RegionShares regions, UsageReader reader,
             Clock clock) {
+        this(rules, clientIds, regions, null, reader, clock);
+    }
+
+    /**
+     * @param abuse the clients' abuse scores, which lower their limits as the evaluator lowers them; null: none
+     */
+    public UsageLookup(Supplier<RuleSet> rules, ClientIds clientIds, RegionShares regions, AbuseScores abuse,
+            UsageReader reader, Clock clock) {
         this.rules = rules;
         this.clientIds = clientIds;
         this.regions = regions;
+        this.abuse = abuse;
         this.reader = reader;
         this.clock = clock;
     }
@@ -64,6 +75,11 @@ public final class UsageLookup {
         List<Rule> applicable = query.clientId() != null
                 ? ruleSet.applicableToClient(request, clientIds, query.clientId())
                 : ruleSet.applicableTo(request);
+        // The client's abuse factor, as the evaluator finds it: by the client id of its API key.
+        String client = query.clientId() != null ? query.clientId()
+                : query.apiKey() != null ? clientIds.of(query.apiKey()) : null;
+        AbuseScores.View abuseView = abuse == null || client == null ? null : abuse.viewOf(client);
+        double abuseFactor = abuseView == null ? 1 : abuseView.factor();
         List<Rule> read = new ArrayList<>();
         List<UsageProbe> probes = new ArrayList<>();
         List<Usage.Skipped> skipped = new ArrayList<>();
@@ -82,7 +98,12 @@ public final class UsageLookup {
                 continue;
             }
             read.add(rule);
-            probes.add(probeOf(rule, request, query));
+            UsageProbe probe = probeOf(rule, request, query);
+            if (abuseFactor < 1 && abuse.scales(rule, tier)) {
+                // After the region's share and the shard's split, as the evaluator scales them (one request's cost).
+                probe = new UsageProbe(abuseScaling.scaled(probe.rule(), abuseFactor, 1), probe.bucket());
+            }
+            probes.add(probe);
         }
         Set<String> seen = new HashSet<>();
         applicable.forEach(rule -> seen.add(rule.id()));
@@ -96,7 +117,7 @@ public final class UsageLookup {
         }
         boolean tierEnforced = ruleSet.enforced(tier);
         if (probes.isEmpty()) {
-            return Mono.just(new Usage(tier, ruleSet.killSwitch(), List.of(), skipped));
+            return Mono.just(new Usage(tier, ruleSet.killSwitch(), List.of(), skipped, abuseView));
         }
         return reader.read(probes).map(readings -> {
             List<Usage.RuleUsage> usages = new ArrayList<>(readings.size());
@@ -108,7 +129,7 @@ public final class UsageLookup {
                         rule.mode() == Mode.SHADOW || !tierEnforced, reading,
                         clock.instant().plus(reading.resetAfter()), probe.local(), sharedByClients(rule)));
             }
-            return new Usage(tier, ruleSet.killSwitch(), usages, skipped);
+            return new Usage(tier, ruleSet.killSwitch(), usages, skipped, abuseView);
         });
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.ratelimiter.core.CalendarQuotaLimit;
 import dev.ratelimiter.core.BucketReading;
 import dev.ratelimiter.core.StoreTimeoutException;
 import dev.ratelimiter.core.UsageProbe;
@@ -28,6 +29,7 @@ public final class RedisUsageReader implements UsageReader {
     private final RedisKeys keys;
     private final boolean splitBySlot;
     private final Duration timeout;
+    private final QuotaPeriodKeys quotaPeriods = new QuotaPeriodKeys();
 
     public RedisUsageReader(LimiterConnection redis, RedisKeys keys, boolean splitBySlot, Duration timeout) {
         this.redis = redis;
@@ -47,12 +49,23 @@ public final class RedisUsageReader implements UsageReader {
 
     private CompletableFuture<List<BucketReading>> readAll(List<UsageProbe> probes) {
         String[] names = new String[probes.size()];
+        String[] periods = new String[probes.size()];
+        // A calendar quota's count is kept per period, in a key named by it: the period holding now. This JVM's clock
+        // stands in for the store's, which a reader does not follow; within a boundary's skew the script answers the
+        // period it was named as ended (whole) rather than counting it into the next.
+        long nowMicros = System.currentTimeMillis() * 1_000L;
         for (int i = 0; i < probes.size(); i++) {
             UsageProbe probe = probes.get(i);
             names[i] = probe.local() ? keys.settledBucket(probe.bucket()) : keys.bucket(probe.bucket());
+            CalendarQuotaLimit quota = QuotaPeriodKeys.quotaOf(probe.rule().limit());
+            if (quota != null) {
+                QuotaPeriodKeys.Period period = quotaPeriods.at(quota, nowMicros);
+                names[i] = names[i] + period.suffix();
+                periods[i] = period.bounds();
+            }
         }
         if (!splitBySlot) {
-            return peek(probes, names);
+            return peek(probes, names, periods);
         }
         Map<String, List<Integer>> byTag = new LinkedHashMap<>();
         for (int i = 0; i < names.length; i++) {
@@ -62,7 +75,8 @@ public final class RedisUsageReader implements UsageReader {
         List<CompletableFuture<List<BucketReading>>> calls = new ArrayList<>();
         for (List<Integer> group : groups) {
             calls.add(peek(group.stream().map(probes::get).toList(),
-                    group.stream().map(i -> names[i]).toArray(String[]::new)));
+                    group.stream().map(i -> names[i]).toArray(String[]::new),
+                    group.stream().map(i -> periods[i]).toArray(String[]::new)));
         }
         return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
             BucketReading[] readings = new BucketReading[probes.size()];
@@ -76,7 +90,7 @@ public final class RedisUsageReader implements UsageReader {
         });
     }
 
-    private CompletableFuture<List<BucketReading>> peek(List<UsageProbe> probes, String[] names) {
+    private CompletableFuture<List<BucketReading>> peek(List<UsageProbe> probes, String[] names, String[] periods) {
         String[] arguments = new String[1 + probes.size() * 4];
         arguments[0] = "0";
         for (int i = 0; i < probes.size(); i++) {
@@ -85,7 +99,7 @@ public final class RedisUsageReader implements UsageReader {
             int at = 1 + i * 4;
             arguments[at] = limit[0];
             arguments[at + 1] = limit[1];
-            arguments[at + 2] = limit[2];
+            arguments[at + 2] = periods[i] != null ? periods[i] : limit[2];
             arguments[at + 3] = probe.local() ? "1" : "0";
         }
         return redis.<List<Long>>script(LimiterScript.PEEK, ScriptOutputType.MULTI, names, arguments)

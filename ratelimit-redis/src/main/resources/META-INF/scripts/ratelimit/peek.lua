@@ -6,9 +6,12 @@
 --
 -- ARGV[1]          microseconds added to the store's clock: always 0 from the limiter; tests move the clock with it
 -- then, for each key i (KEYS[i]), four arguments:
---      +0          kind: 't' (token bucket), 'w' (sliding window) or 'c' (concurrency), as rate_limit.lua's
+--      +0          kind: 't' (token bucket), 'w' (sliding window), 'c' (concurrency) or 'q' (calendar quota), as
+--                  rate_limit.lua's
 --      +1          token bucket: capacity          sliding window: limit per window   concurrency: max in progress
+--                  calendar quota: limit per period
 --      +2          token bucket: tokens per second  sliding window: window length in ms  concurrency: lease in ms
+--                  calendar quota: the period the key is named for, '<start us>:<end us>' (as rate_limit.lua's)
 --      +3          '1' when the key is a local-mode bucket (settle.lua's pool): the tokens held by instances as their
 --                  shares ('h:<instance>' fields) are counted as left, since they are the client's to spend
 --
@@ -48,17 +51,25 @@ end
 -- cost of 0 and nothing written (its repairs of a far-ahead clock are applied to the reading only).
 local PEEK = {
     t = function(key, capacity, per_second, is_local)
+        per_second = tonumber(per_second)
         local rate = per_second / 1000000
         local fill_us = capacity / rate
-        local state = hash_fields(key, 't', 'ts')
+        local state = hash_fields(key, 't', 'ts', 'r')
         local tokens = state and tonumber(state[1])
         local last = state and tonumber(state[2])
+        local last_rate = state and tonumber(state[3])
         if tokens == nil or last == nil then
             return 0, capacity, 0, 0
         end
         if last > now + fill_us then
             tokens = math.min(capacity, tokens)
             last = now
+        elseif last_rate ~= nil and last_rate ~= per_second then
+            -- Written at another rate: the time since is credited at the lower of the two, up to the old capacity, as
+            -- rate_limit.lua's decide does (the grow burst).
+            tokens = math.min(capacity, last_rate * capacity / per_second,
+                tokens + math.max(0, now - last) * math.min(last_rate, per_second) / 1000000)
+            last = math.max(now, last)
         end
         local paused_us = math.max(0, last - now)
         tokens = math.min(capacity, tokens + math.max(0, now - last) * rate)
@@ -69,6 +80,7 @@ local PEEK = {
     end,
 
     w = function(key, limit, window_ms)
+        window_ms = tonumber(window_ms)
         local window_us = window_ms * 1000
         local index = math.floor(now / window_us)
         local elapsed = (now - index * window_us) / window_us
@@ -104,6 +116,29 @@ local PEEK = {
         return 1, math.floor(math.max(0, limit - estimate)), reset_us, 0
     end,
 
+    -- The count of the period the key is named for; a period that has ended (the reader's clock a little behind the
+    -- store's at a boundary) reads as whole: the next request counts in a new key.
+    q = function(key, limit, bounds)
+        local first, ends = string.match(bounds, '^(%d+):(%d+)$')
+        first = tonumber(first)
+        ends = tonumber(ends)
+        if first == nil or ends == nil or ends <= first then
+            error('ERR peek: a calendar quota needs its period as <start us>:<end us>')
+        end
+        if now >= ends then
+            return 0, limit, 0, 0
+        end
+        local used = redis.pcall('HGET', key, 'c')
+        if type(used) == 'table' then
+            return 0, limit, 0, 0
+        end
+        used = tonumber(used)
+        if used == nil then
+            return 0, limit, 0, 0
+        end
+        return 1, math.max(0, limit - used), math.max(0, ends - now), 0
+    end,
+
     c = function(key, max_in_progress)
         local now_ms = math.floor(now / 1000)
         -- Leases that ended are not counted (rate_limit.lua drops them before counting); none is removed here.
@@ -124,8 +159,9 @@ for i = 1, #KEYS do
     if peek == nil then
         return redis.error_reply('ERR peek: unknown kind ' .. tostring(kind) .. ' for key ' .. i)
     end
-    local stored, remaining, reset_us, in_progress = peek(KEYS[i], tonumber(ARGV[base + 1]),
-        tonumber(ARGV[base + 2]), ARGV[base + 3] == '1')
+    -- The third argument stays a string: a calendar quota's is its period's bounds, which each kind reads itself.
+    local stored, remaining, reset_us, in_progress = peek(KEYS[i], tonumber(ARGV[base + 1]), ARGV[base + 2],
+        ARGV[base + 3] == '1')
     out[#out + 1] = stored
     out[#out + 1] = remaining
     out[#out + 1] = reset_us

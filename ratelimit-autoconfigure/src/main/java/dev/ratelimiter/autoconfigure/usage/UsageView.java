@@ -39,6 +39,18 @@ final class UsageView {
             body.put("region", region);
         }
         body.put("killSwitch", usage.killSwitch());
+        if (usage.abuse() != null) {
+            // The limits below are already lowered by it; the score says why and until when it decays.
+            Map<String, Object> abuse = new LinkedHashMap<>();
+            abuse.put("factor", usage.abuse().factor());
+            if (usage.abuse().score() != null) {
+                abuse.put("score", usage.abuse().score());
+            }
+            putIfPresent(abuse, "source", usage.abuse().source());
+            putIfPresent(abuse, "at", usage.abuse().at() == null ? null : usage.abuse().at().toString());
+            putIfPresent(abuse, "expires", usage.abuse().expires() == null ? null : usage.abuse().expires().toString());
+            body.put("abuse", abuse);
+        }
         List<Map<String, Object>> rules = new ArrayList<>();
         for (Usage.RuleUsage used : usage.rules()) {
             rules.add(rule(used));
