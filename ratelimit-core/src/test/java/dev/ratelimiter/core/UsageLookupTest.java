@@ -175,4 +175,29 @@ class UsageLookupTest {
         assertThatThrownBy(() -> new UsageQuery(null, "not a client id", null, null, null, null, null, null, null,
                 null)).isInstanceOf(UsageQueryException.class);
     }
+
+    @Test
+    void aClientAnAbuseScoreLowersIsReadWithTheLoweredLimitsAndTheScore() {
+        AbuseScores abuse = new AbuseScores(new AbuseScores.Settings(0.1, Duration.ofHours(1), 100, Set.of(),
+                Set.of()), clock);
+        String client = clientIds.of("some-key-0001");
+        abuse.apply(client, new AbuseScore(null, 0.5, "test", clock.instant(), null));
+        RateLimitEvaluator lowered = new RateLimitEvaluator(() -> rules, store, clientIds, null, abuse);
+        UsageLookup abuseLookup = new UsageLookup(() -> rules, clientIds, null, abuse, store, clock);
+        for (int i = 0; i < 2; i++) {
+            assertThat(lowered.check(new RequestAttributes("some-key-0001", null, null, null, "other", "/x",
+                    "default", "free", 1), new RequestPermits()).block().allowed()).isTrue();
+        }
+        Usage usage = abuseLookup.read(new UsageQuery("some-key-0001", null, null, null, null, null, null, null,
+                null, null)).block();
+        assertThat(usage.abuse()).as("the score shown").isNotNull();
+        assertThat(usage.abuse().factor()).isEqualTo(0.5);
+        assertThat(usageOf(usage, "free.default").limit().quota()).as("10 an hour, halved").isEqualTo(5);
+        assertThat(usageOf(usage, "free.default").reading().remaining()).as("5, 2 spent").isEqualTo(3);
+
+        Usage other = abuseLookup.read(new UsageQuery("other-key-0002", null, null, null, null, null, null, null,
+                null, null)).block();
+        assertThat(other.abuse()).as("a client without a score").isNull();
+        assertThat(usageOf(other, "free.default").limit().quota()).isEqualTo(10);
+    }
 }
