@@ -84,6 +84,12 @@ class ChargeFromResponseIntegrationTest {
                 "ratelimit.rules.windowed.window=1h",
                 "ratelimit.rules.windowed.charge-from-response.header=X-Usage-Tokens",
                 "ratelimit.rules.windowed.charge-from-response.minimum=10",
+                // a calendar quota charged the same way: the reported amount counted into the month in progress
+                "ratelimit.rules.monthly.match.paths[0]=/api/header-quota/**",
+                "ratelimit.rules.monthly.algorithm=calendar-quota", "ratelimit.rules.monthly.limit=1000",
+                "ratelimit.rules.monthly.period=month", "ratelimit.rules.monthly.zone=Europe/Berlin",
+                "ratelimit.rules.monthly.charge-from-response.header=X-Usage-Tokens",
+                "ratelimit.rules.monthly.charge-from-response.minimum=10",
                 // a bucket far from any limit, refilled by a token in 30 s: what is left is what was charged
                 "ratelimit.rules.many.match.paths[0]=/api/json-many/**", "ratelimit.rules.many.capacity=1000000",
                 "ratelimit.rules.many.refill-tokens=1000000", "ratelimit.rules.many.refill-period=365d",
@@ -140,6 +146,25 @@ class ChargeFromResponseIntegrationTest {
         // the window holds at most one limit more than it counted: refused for the rest of the hour
         EntityExchangeResult<String> refused = call("/api/header-window/x", "k-window", 1);
         assertThat(refused.getStatus().value()).isEqualTo(429);
+    }
+
+    @Test
+    void aCalendarQuotaIsChargedTheReportedAmountIntoThePeriodInProgress() throws InterruptedException {
+        assertThat(remaining(call("/api/header-quota/x", "k-quota", 600))).isEqualTo(990);
+        assertThat(next()).isEqualTo(new Charged("monthly", Outcome.CHARGED, 590));
+        assertThat(remaining(call("/api/header-quota/x", "k-quota", 100))).as("1000 - 600 - the minimum")
+                .isEqualTo(390);
+        assertThat(next()).isEqualTo(new Charged("monthly", Outcome.CHARGED, 90));
+        assertThat(remaining(call("/api/header-quota/x", "k-quota", 5000))).isEqualTo(290);
+        assertThat(next()).isEqualTo(new Charged("monthly", Outcome.CHARGED, 4990));
+        // spent past the month's quota: refused until the month ends, which Retry-After points at
+        EntityExchangeResult<String> refused = call("/api/header-quota/x", "k-quota", 1);
+        assertThat(refused.getStatus().value()).isEqualTo(429);
+        java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneId.of("Europe/Berlin"));
+        long toMonthEnd = java.time.Duration.between(now, now.toLocalDate().withDayOfMonth(1).plusMonths(1)
+                .atStartOfDay(now.getZone())).toSeconds();
+        assertThat(Long.parseLong(refused.getResponseHeaders().getFirst("Retry-After")))
+                .as("seconds to the first of next month in Berlin").isBetween(toMonthEnd - 60, toMonthEnd + 60);
     }
 
     @Test
