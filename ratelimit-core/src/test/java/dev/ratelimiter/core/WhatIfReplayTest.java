@@ -238,4 +238,24 @@ class WhatIfReplayTest {
                 ConcurrencyLimit.of("proposed", 3, Duration.ofSeconds(30)), Scope.REGIONAL), ClientIdKeyring.unkeyed()))
                 .isInstanceOf(InvalidLimitException.class).hasMessageContaining("in progress");
     }
+
+    @Test
+    void aCalendarQuotaIsReplayedPerDayInItsZoneWholeAgainAtMidnight() {
+        // 3 a day in Berlin (UTC+1 in December): midnight there is 23:00 UTC
+        Rule rule = rule(Match.ANY, List.of(Dimension.API_KEY),
+                CalendarQuotaLimit.of("proposed.", 3, "day", "Europe/Berlin", null, null), Scope.REGIONAL);
+        WhatIfReplay replay = new WhatIfReplay(rule, ClientIdKeyring.unkeyed());
+        Instant evening = Instant.parse("2026-12-01T22:00:00Z");
+        for (int i = 0; i < 5; i++) {
+            replay.replay(event(evening.plusSeconds(i), "a", "api", "eu"));
+        }
+        Instant afterMidnight = Instant.parse("2026-12-01T23:00:00Z");
+        for (int i = 0; i < 4; i++) {
+            replay.replay(event(afterMidnight.plusSeconds(i), "a", "api", "eu"));
+        }
+        WhatIfReport report = replay.report(1);
+        assertThat(report.clientHours()).containsExactlyInAnyOrder(
+                new WhatIfReport.ClientHour("a", Instant.parse("2026-12-01T22:00:00Z"), 5, 2),
+                new WhatIfReport.ClientHour("a", Instant.parse("2026-12-01T23:00:00Z"), 4, 1));
+    }
 }
