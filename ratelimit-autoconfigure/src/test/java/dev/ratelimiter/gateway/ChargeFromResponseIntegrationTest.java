@@ -105,9 +105,16 @@ class ChargeFromResponseIntegrationTest {
         upstream.close();
     }
 
+    /**
+     * The charges of the test before, also one still on its way: a test's last request is charged after its answer, so
+     * its charge can land after the test ended (seen once in a full run: the next test read a NOT_REPORTED that was not
+     * its own). Drained until none has come for half a second.
+     */
     @BeforeEach
-    void forgetCharges() {
-        charges.clear();
+    void forgetCharges() throws InterruptedException {
+        while (charges.poll(500, TimeUnit.MILLISECONDS) != null) {
+            // a late charge of the test before
+        }
     }
 
     @Test

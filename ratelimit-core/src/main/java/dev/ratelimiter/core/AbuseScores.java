@@ -206,6 +206,7 @@ public final class AbuseScores {
         }
         double elapsed = Math.max(0, Duration.between(score.at(), now).toMillis());
         double lowering = (1 - entry.initialFactor()) * Math.pow(0.5, elapsed / settings.halfLife.toMillis());
-        return lowering < NEGLIGIBLE ? 1 : 1 - lowering;
+        // Never below the floor: 1 - (1 - 0.1) is 0.09999999999999998 in doubles.
+        return lowering < NEGLIGIBLE ? 1 : Math.max(settings.minFactor, 1 - lowering);
     }
 }
