@@ -1,0 +1,114 @@
+package dev.ratelimiter.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimiter.core.BucketKey;
+import dev.ratelimiter.core.CalendarQuotaLimit;
+import dev.ratelimiter.core.Check;
+import dev.ratelimiter.core.ClientIds;
+import dev.ratelimiter.core.Dimension;
+import dev.ratelimiter.core.FailureMode;
+import dev.ratelimiter.core.Match;
+import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.RegionShares;
+import dev.ratelimiter.core.Rule;
+import dev.ratelimiter.core.Scope;
+import dev.ratelimiter.core.StoreMode;
+import dev.ratelimiter.core.Verdict;
+import dev.ratelimiter.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Attacks on the accuracy of calendar quotas (review r35c): a quota is a hard count per period, so anything that lets
+ * the counts of one period sum above the limit is an over-admission that lasts until the boundary (a month), not one
+ * window.
+ */
+class CalendarQuotaAccuracyAttackTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final Map<String, Double> TWO = Map.of("us-east-1", 1.0, "eu-central-1", 1.0);
+    private static TestConnection connection;
+    /** Each region's own Redis, played by a key prefix of its own on one server. */
+    private static RedisRateLimitStore usStore;
+    private static RedisRateLimitStore euStore;
+
+    @BeforeAll
+    static void connect() {
+        connection = TestConnection.open(redis.host(), redis.port());
+        usStore = new RedisRateLimitStore(connection.connection(), new RedisKeys("us"), false, Duration.ofSeconds(2));
+        euStore = new RedisRateLimitStore(connection.connection(), new RedisKeys("eu"), false, Duration.ofSeconds(2));
+    }
+
+    @AfterAll
+    static void disconnect() {
+        connection.close();
+    }
+
+    @BeforeEach
+    void flush() {
+        redis.command("FLUSHALL");
+    }
+
+    /** Admits requests of cost 1 in one region, on the share it holds now, until that region refuses; how many. */
+    private static int spendUntilRefused(RedisRateLimitStore store, RegionShares shares, Rule rule, BucketKey bucket) {
+        int admitted = 0;
+        for (int i = 0; i < 10_000; i++) {
+            Verdict verdict = store.evaluate(List.of(new Check(shares.ruleFor(rule, bucket), bucket, 1, false)))
+                    .block(Duration.ofSeconds(5));
+            if (!verdict.allowed()) {
+                return admitted;
+            }
+            admitted++;
+        }
+        return admitted;
+    }
+
+    /**
+     * A global monthly quota of 100 over two regions (50 / 50). The client uses its share in us-east-1, which refuses;
+     * the rebalancer moves eu-central-1's unused quota there (90 / 10). Then the client's traffic moves to
+     * eu-central-1, which refuses at its 10; us-east-1 is idle now, so the rebalancer moves its quota back (10 / 90).
+     * The shares in force sum to 100 at every moment — but each region's count for the month stays, so the client is
+     * admitted 90 in us-east-1 and 90 in eu-central-1: 180 of a quota of 100, for the whole month. (A sliding window
+     * forgets its count after a window; a calendar quota's count is there until the boundary.)
+     */
+    @Test
+    void aGlobalCalendarQuotaNeverAdmitsMoreThanItsLimitInOnePeriodWhenItsSharesMove() {
+        Rule rule = new Rule("monthly", "monthly", Match.ANY, List.of(Dimension.API_KEY),
+                CalendarQuotaLimit.of("monthly.", 100, "month", "UTC", null, null), 0, Mode.ENFORCE,
+                FailureMode.LOCAL, StoreMode.EXACT, 1, null, Scope.GLOBAL);
+        BucketKey bucket = new BucketKey(ClientIds.unkeyed().of("acme"), rule.id() + "@" + rule.limit().shape());
+        RegionShares us = new RegionShares("us-east-1", TWO);
+        RegionShares eu = new RegionShares("eu-central-1", TWO);
+        String shareKey = RegionShares.shareKey(bucket);
+
+        int admitted = spendUntilRefused(usStore, us, rule, bucket);
+        assertThat(admitted).as("us-east-1's default share").isEqualTo(50);
+
+        // us-east-1 refuses, eu-central-1 is idle: its unused quota moves to us-east-1
+        Map<String, Long> towardUs = Map.of("us-east-1", 90L, "eu-central-1", 10L);
+        us.apply(shareKey, 100, towardUs);
+        eu.apply(shareKey, 100, towardUs);
+        admitted += spendUntilRefused(usStore, us, rule, bucket);
+        admitted += spendUntilRefused(euStore, eu, rule, bucket);
+
+        // the traffic moved: eu-central-1 refuses, us-east-1 is idle: its quota moves back
+        Map<String, Long> towardEu = Map.of("us-east-1", 10L, "eu-central-1", 90L);
+        us.apply(shareKey, 100, towardEu);
+        eu.apply(shareKey, 100, towardEu);
+        admitted += spendUntilRefused(euStore, eu, rule, bucket);
+        admitted += spendUntilRefused(usStore, us, rule, bucket);
+
+        assertThat(admitted).as("requests admitted in one month under a global quota of 100, across both regions")
+                .isLessThanOrEqualTo(100);
+    }
+}
