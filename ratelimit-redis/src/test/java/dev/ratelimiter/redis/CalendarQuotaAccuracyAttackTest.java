@@ -12,6 +12,10 @@ import dev.ratelimiter.core.Dimension;
 import dev.ratelimiter.core.FailureMode;
 import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
+import dev.ratelimiter.core.RateLimitEvaluator;
+import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPermits;
+import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.RegionShares;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.Scope;
@@ -109,6 +113,35 @@ class CalendarQuotaAccuracyAttackTest {
         admitted += spendUntilRefused(usStore, us, rule, bucket);
 
         assertThat(admitted).as("requests admitted in one month under a global quota of 100, across both regions")
+                .isLessThanOrEqualTo(100);
+    }
+
+    /**
+     * A tenant's monthly quota of 100 split into 16 shards (hot-key protection): "each holding limit ÷ shards" — but
+     * each shard is rounded up to 7, and 16 × 7 = 112. The tenant's 64 callers, hashed over the shards, are admitted
+     * 112 in the month. For a rate this is 12 % over per window; for a quota it is 12 requests (12 %) the period's
+     * hard count was promised never to pass.
+     */
+    @Test
+    void aShardedCalendarQuotaNeverAdmitsMoreThanItsLimitInOnePeriod() {
+        Rule rule = new Rule("tenant-monthly", "tenant-monthly", Match.ANY, List.of(Dimension.TENANT),
+                CalendarQuotaLimit.of("tenant-monthly.", 100, "month", "UTC", null, null), 0, Mode.ENFORCE,
+                FailureMode.LOCAL, StoreMode.EXACT, 16);
+        RuleSet rules = RuleSet.builder("free").rule(rule).build();
+        RateLimitEvaluator evaluator = new RateLimitEvaluator(() -> rules, usStore, ClientIds.unkeyed(), null);
+        int admitted = 0;
+        for (int caller = 0; caller < 64; caller++) {
+            RequestAttributes request = new RequestAttributes("key-" + caller, null, "acme", "10.0.0.1", "api", "/a",
+                    null, "free", 1);
+            for (int i = 0; i < 200; i++) {
+                Verdict verdict = evaluator.check(rules, request, new RequestPermits()).block(Duration.ofSeconds(5));
+                if (!verdict.allowed()) {
+                    break;
+                }
+                admitted++;
+            }
+        }
+        assertThat(admitted).as("requests of one tenant admitted in one month under a quota of 100 in 16 shards")
                 .isLessThanOrEqualTo(100);
     }
 }
