@@ -19,7 +19,7 @@ class DecisionEventReadingAbuseFactorTest {
                 "default", DecisionEvent.Verdict.ALLOWED, "evaluated", "store", "free.default", 10, 5, List.of(), null,
                 null, "gw-1", "eu", 0.1);
         DecisionEvent read = DecisionEventReading.parse(DecisionEventJson.write(written), new HashMap<>());
-        assertThat(read).isNotNull();
+        assertThat(read).as(DecisionEventJson.write(written)).isNotNull();
         assertThat(read.abuseFactor()).isEqualTo(0.1);
     }
 }
