@@ -1,6 +1,7 @@
 package dev.ratelimiter.redis;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 
@@ -22,6 +23,7 @@ import dev.ratelimiter.core.Scope;
 import dev.ratelimiter.core.StoreMode;
 import dev.ratelimiter.core.Verdict;
 import dev.ratelimiter.testsupport.RedisServerExtension;
+import io.lettuce.core.ScriptOutputType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -143,5 +145,47 @@ class CalendarQuotaAccuracyAttackTest {
         }
         assertThat(admitted).as("requests of one tenant admitted in one month under a quota of 100 in 16 shards")
                 .isLessThanOrEqualTo(100);
+    }
+
+    /**
+     * The store's clock steps back across a boundary (a failover to a replica whose clock is behind, as the script's
+     * clock shift plays it): the period's key expired at its end plus the slack (a second) on the old clock, so when
+     * the clock is back in that period the client finds its count gone and is admitted the whole quota again. A token
+     * bucket is promised that a step back "credits no interval twice"; a quota re-grants a whole period's quota.
+     */
+    @Test
+    void aStoreClockSteppingBackAcrossABoundaryDoesNotGrantThePeriodsQuotaAgain() throws Exception {
+        String key = "rl:{clock}:daily:period";
+        long now = serverMicros();
+        long end = now + 300_000;
+        String bounds = (now - 3_600_000_000L) + ":" + end;
+        for (int i = 0; i < 10; i++) {
+            assertThat(quotaCall(key, 0, bounds).get(0)).as("request %d of 10", i + 1).isEqualTo(1L);
+        }
+        assertThat(quotaCall(key, 0, bounds).get(0)).as("the eleventh, refused").isEqualTo(0L);
+        // the period ends; its key lives a second longer, then goes (waited for, not timed)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!"0".equals(redis.command("EXISTS", key).trim()) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(redis.command("EXISTS", key).trim()).isEqualTo("0");
+        // a failover to a server whose clock is 3 s behind: its time lies in the period again
+        long shift = -3_000_000L;
+        assertThat(serverMicros() + shift).as("the store's time, back in the period").isLessThan(end);
+        assertThat(quotaCall(key, shift, bounds).get(0)).as("a request in a period whose quota was spent")
+                .isEqualTo(0L);
+    }
+
+    /** One request of one calendar quota of 10 on the script's clock shifted by {@code shiftMicros}. */
+    private static List<Long> quotaCall(String key, long shiftMicros, String bounds) throws Exception {
+        List<String> args = List.of(String.valueOf(RedisRateLimitStore.TTL_SLACK_MILLIS), Long.toString(shiftMicros),
+                "0", "1", "1", "q", "10", bounds, "1", "0");
+        return connection.connection().<List<Long>>script(LimiterScript.RATE_LIMIT, ScriptOutputType.MULTI,
+                new String[] { key }, args.toArray(String[]::new)).get(5, TimeUnit.SECONDS);
+    }
+
+    private static long serverMicros() {
+        String[] parts = redis.command("TIME").trim().split("\\s+");
+        return Long.parseLong(parts[0]) * 1_000_000 + Long.parseLong(parts[1]);
     }
 }
