@@ -234,6 +234,31 @@ class ChargeFromResponseIntegrationTest {
         }
     }
 
+    /**
+     * r35c: while Redis is down the fallback admits requests charged from the response (failure-mode local, the
+     * default), spending the minimum in this instance's bucket — and the reported amount goes to Redis only, where it
+     * is lost. So during an outage a client is held to capacity ÷ minimum requests (100 here) of any size instead of
+     * capacity tokens: ten answers of 700 tokens (7,000 of a bucket of 1,000) all admitted. With Redis up the third
+     * is refused (990, then 300 after the first charge, then 290 → −410).
+     */
+    @Test
+    void whileRedisIsDownTheReportedAmountStillHoldsTheClientToItsBucket() {
+        redis.server().kill();
+        try {
+            int admitted = 0;
+            for (int i = 0; i < 10; i++) {
+                if (call("/api/json/chat", "k-outage", 700).getStatus().value() == 200) {
+                    admitted++;
+                }
+            }
+            assertThat(admitted).as("answers of 700 tokens admitted from a bucket of 1,000 while Redis is down")
+                    .isLessThanOrEqualTo(3);
+        }
+        finally {
+            redis.server().restart();
+        }
+    }
+
     @Test
     void thirtyTwoClientsOfOneKeyAreChargedExactlyWhatWasReported() throws InterruptedException {
         Random random = new Random(35);

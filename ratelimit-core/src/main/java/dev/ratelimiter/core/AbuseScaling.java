@@ -25,14 +25,23 @@ final class AbuseScaling {
         String key = inForce.id() + "@" + hundredths;
         Rule[] cached = scaled.get(key);
         if (cached == null || cached[0] != inForce) {
-            cached = new Rule[] { inForce, inForce.withLimit(inForce.limit().scaled(hundredths / 100.0)) };
+            cached = new Rule[] { inForce, inForce.withLimit(lowered(inForce.limit(), hundredths / 100.0)) };
             scaled.put(key, cached);
         }
         Rule rule = cached[1];
         if (cost > rule.limit().quota() && cost <= inForce.limit().quota()) {
-            rule = inForce.withLimit(inForce.limit().scaled((double) cost / inForce.limit().quota()));
+            rule = inForce.withLimit(lowered(inForce.limit(), (double) cost / inForce.limit().quota()));
         }
         return rule;
+    }
+
+    /**
+     * {@code limit} lowered to {@code factor} of its quota as a share of it: a token bucket keeps its time to fill, so
+     * its rate is lowered by the same factor as its capacity ({@link Limit#scaled} rounds a refill of 1 token per
+     * period back up to 1, leaving a lowered client its whole sustained rate).
+     */
+    static Limit lowered(Limit limit, double factor) {
+        return limit.share(Math.max(1, (long) Math.ceil(limit.quota() * factor)));
     }
 
     /** The factor in whole hundredths, rounded down; 1e-9 absorbs the float error of {@code 1 − 0.9} and the like. */

@@ -208,14 +208,24 @@ public final class RateLimitEvaluator {
      * or uneven.
      */
     private Check shardCheck(Rule rule, RequestAttributes request, boolean shadow, RuleCosts costs) {
-        BucketKey bucket = shardOf(clientIds, rule, request, bucketOf(clientIds, rule, request));
+        BucketKey whole = bucketOf(clientIds, rule, request);
+        int index = shardIndex(rule, request, whole);
+        BucketKey bucket = shardKey(clientIds, whole, index);
+        boolean quota = rule.limit() instanceof CalendarQuotaLimit;
         Rule[] cached = shardRules.get(rule.id());
         if (cached == null || cached[0] != rule) {
-            cached = new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
+            // A calendar quota is a hard count per period: its shards hold whole parts that sum to the limit, one rule
+            // per shard; a rate's shards each hold limit ÷ shards (rounded up).
+            cached = quota ? new Rule[1 + rule.shards()]
+                    : new Rule[] { rule, rule.withLimit(rule.limit().scaled(1.0 / rule.shards())) };
+            cached[0] = rule;
             shardRules.put(rule.id(), cached);
         }
+        if (quota && cached[1 + index] == null) {
+            cached[1 + index] = rule.withLimit(shardLimit(rule, index));
+        }
         int cost = costs.costOf(rule, rule.costOf(request));
-        Rule shardRule = cached[1];
+        Rule shardRule = cached[quota ? 1 + index : 1];
         if (cost > shardRule.limit().quota() && cost <= rule.limit().quota()) {
             // A route whose cost exceeds one shard (the rule's own cost is refused at validation): the shard holds
             // one request's worth, so such requests can pass — a little beyond the limit, never all refused.
@@ -234,9 +244,30 @@ public final class RateLimitEvaluator {
 
     /** The shard of {@code whole} the request's caller is hashed to (see {@link #shardCheck}). */
     static BucketKey shardOf(ClientIds clientIds, Rule rule, RequestAttributes request, BucketKey whole) {
+        return shardKey(clientIds, whole, shardIndex(rule, request, whole));
+    }
+
+    /** The index of the shard of {@code whole} the request's caller is hashed to. */
+    static int shardIndex(Rule rule, RequestAttributes request, BucketKey whole) {
         String caller = firstNonNull(request.apiKey(), request.user(), request.clientIp(), whole.partition());
-        int shard = Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
+        return Math.floorMod(caller.hashCode() * 31 + whole.partition().hashCode(), rule.shards());
+    }
+
+    private static BucketKey shardKey(ClientIds clientIds, BucketKey whole, int shard) {
         return new BucketKey(clientIds.of(whole.partition() + "#" + shard), whole.name());
+    }
+
+    /**
+     * The limit shard {@code index} of a sharded rule holds: a calendar quota's whole parts summing to its limit (the
+     * first {@code limit % shards} shards one more), so that the shards of a period never admit more than the limit
+     * together; a rate's limit ÷ shards.
+     */
+    static Limit shardLimit(Rule rule, int index) {
+        if (rule.limit() instanceof CalendarQuotaLimit quota) {
+            long base = quota.limit() / rule.shards();
+            return quota.share(base + (index < quota.limit() % rule.shards() ? 1 : 0));
+        }
+        return rule.limit().scaled(1.0 / rule.shards());
     }
 
     /** The first of the rule's key dimensions the request has no value for, or null. */

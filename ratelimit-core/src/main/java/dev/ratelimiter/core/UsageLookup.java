@@ -152,7 +152,8 @@ public final class UsageLookup {
                 : query.clientId() != null ? query.clientId() : clientIds.of(query.apiKey());
         BucketKey bucket = RateLimitEvaluator.bucketOf(clientIds, rule, request, client);
         if (rule.shards() > 1) {
-            return new UsageProbe(rule.withLimit(rule.limit().scaled(1.0 / rule.shards())),
+            return new UsageProbe(rule.withLimit(RateLimitEvaluator.shardLimit(rule,
+                    RateLimitEvaluator.shardIndex(rule, request, bucket))),
                     RateLimitEvaluator.shardOf(clientIds, rule, request, bucket));
         }
         if (rule.scope() == Scope.GLOBAL && regions != null) {

@@ -94,7 +94,7 @@ public final class WhatIfReplay {
         String bucketKey = bucketKey(event);
         boolean refused;
         if (bucketKey != null) {
-            refused = !spend(bucketKey, event.time());
+            refused = !spend(bucketKey, event.time(), limitFor(event));
         }
         else if (rule.whenMissing() == WhenMissing.DENY) {
             refused = true;
@@ -109,11 +109,30 @@ public final class WhatIfReplay {
                 .add(refused);
     }
 
-    /** Whether the bucket admits one request at {@code time}, spending its cost if it does. */
-    private boolean spend(String bucketKey, Instant time) {
+    /**
+     * The rule's limit as the evaluator would have applied it to the event's client: lowered by the abuse factor the
+     * event records (in hundredths, as {@link AbuseScaling}), for a rule per API key, as in shadow mode.
+     */
+    private Limit limitFor(DecisionEvent event) {
+        Double factor = event.abuseFactor();
+        if (factor == null || factor >= 1 || !rule.key().contains(Dimension.API_KEY)) {
+            return rule.limit();
+        }
+        int hundredths = AbuseScaling.hundredths(factor);
+        if (hundredths >= 100) {
+            return rule.limit();
+        }
+        Limit lowered = AbuseScaling.lowered(rule.limit(), hundredths / 100.0);
+        int cost = rule.cost() > 0 ? rule.cost() : 1;
+        return cost > lowered.quota() ? AbuseScaling.lowered(rule.limit(), (double) cost / rule.limit().quota())
+                : lowered;
+    }
+
+    /** Whether the bucket admits one request at {@code time} under {@code limit}, spending its cost if it does. */
+    private boolean spend(String bucketKey, Instant time, Limit limit) {
         long now = time.getEpochSecond() * 1_000_000_000L + time.getNano();
-        BucketState bucket = buckets.computeIfAbsent(bucketKey, key -> BucketState.create(rule.limit(), now));
-        BucketState.Preview preview = bucket.preview(rule.limit(), rule.cost() > 0 ? rule.cost() : 1, now);
+        BucketState bucket = buckets.computeIfAbsent(bucketKey, key -> BucketState.create(limit, now));
+        BucketState.Preview preview = bucket.preview(limit, rule.cost() > 0 ? rule.cost() : 1, now);
         if (preview.allowed()) {
             bucket.commit(preview);
         }

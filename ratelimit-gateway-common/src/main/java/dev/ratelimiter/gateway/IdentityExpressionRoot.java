@@ -7,12 +7,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
+import org.springframework.http.HttpHeaders;
+
 /**
  * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} and
  * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
  * {@code route} (the matched route's id), {@code principal} (the authenticated principal's name) and
  * {@code claims['tenant_id']} (its token's claims), {@code headerLengths['X-Query']} (a header's length in characters, 0
- * when absent) and {@code contentLength} (the {@code Content-Length} header as a number, 0 when absent: a body's size
+ * when absent) and {@code contentLength} (the {@code Content-Length} header as a number, 0 when absent, null for a chunked body: a body's size
  * known before the body is read, for costs), on either web stack. Strings and maps only, so an expression reaches no object whose
  * getters could do more than read.
  */
@@ -61,7 +63,10 @@ final class IdentityExpressionRoot {
                 String value = request.headers().getFirst(header);
                 return value == null ? 0 : value.length();
             });
-            case "contentLength" -> Math.max(0, request.headers().getContentLength());
+            // a body sent chunked declares no size: unknown, so no number (the rule's fallback-cost), never 0
+            case "contentLength" -> request.headers().getContentLength() < 0
+                    && request.headers().containsHeader(HttpHeaders.TRANSFER_ENCODING) ? null
+                    : Math.max(0, request.headers().getContentLength());
             default -> throw new IllegalArgumentException(name);
         };
     }

@@ -34,6 +34,17 @@ class CostExpressionsTest {
         assertThat(cost("headers['X-Batch-Size'] ?: 3", Map.of(), Map.of())).isEqualTo(3);
     }
 
+    /**
+     * r35c: the README prices a request by its declared size, {@code contentLength / 1024}. A client that sends its body
+     * chunked (HTTP/1.1 Transfer-Encoding, or HTTP/2 without Content-Length) declares no size: contentLength reads 0,
+     * and a body of any size costs 1. A size that is not known is no number: the rule's fallback-cost (2 here), as the
+     * documentation promises for "absent".
+     */
+    @Test
+    void aBodyOfUnknownSizeCostsTheFallbackNotOne() {
+        assertThat(cost("contentLength / 100", Map.of("Transfer-Encoding", "chunked"), Map.of())).isEqualTo(2);
+    }
+
     @Test
     void aCostIsClampedToOneAndMaxCost() {
         assertThat(cost("headers['X-Batch-Size']", Map.of("X-Batch-Size", "0"), Map.of())).isEqualTo(1);

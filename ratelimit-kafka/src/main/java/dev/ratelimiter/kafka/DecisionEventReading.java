@@ -44,11 +44,22 @@ final class DecisionEventReading {
                     DecisionEvent.Verdict.valueOf(verdict.toUpperCase(Locale.ROOT)), text(event, "reason", shared),
                     text(event, "source", shared), text(event, "rule", shared), event.path("limit").asLong(-1),
                     event.path("remaining").asLong(-1), List.of(), text(event, "priority", shared),
-                    text(event, "upstream", shared), text(event, "instance", shared), text(event, "region", shared));
+                    text(event, "upstream", shared), text(event, "instance", shared), text(event, "region", shared),
+                    abuseFactor(event));
         }
         catch (JacksonException | IllegalArgumentException | java.time.DateTimeException ex) {
             return null;
         }
+    }
+
+    /** The factor an abuse score scaled the client's limits by, or null (whole): what a replay lowers its rule by. */
+    private static Double abuseFactor(JsonNode node) {
+        JsonNode value = node.get("abuseFactor");
+        if (value == null || !value.isNumber()) {
+            return null;
+        }
+        double factor = value.asDouble();
+        return factor > 0 && factor < 1 ? factor : null;
     }
 
     private static String text(JsonNode node, String field) {
