@@ -173,6 +173,16 @@ public record CalendarQuotaLimit(long limit, CalendarPeriods.Unit unit, ZoneId z
         return false;
     }
 
+    /**
+     * A region's count for the period stays with the region until the boundary: with shares moved mid-period (the
+     * rebalancer follows the traffic) the regions together admitted 180 of a monthly 100 in a test. Each region holds
+     * the whole quota instead (scope regional), or a token bucket splits a global rate.
+     */
+    @Override
+    public boolean splitsBetweenRegions() {
+        return false;
+    }
+
     @Override
     public <R> R match(Cases<R> cases) {
         return cases.calendarQuota(this);

@@ -53,6 +53,16 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
      */
     boolean settlesLocally();
 
+    /**
+     * Whether a global rule may hold this limit: its regions' shares are moved while it runs (the rebalancer), and the
+     * state a region built on its old share stays there. A rate forgets it within a window, so moved quota can be
+     * over-spent by at most what moved, once; a count per calendar period keeps it until the boundary, and every move
+     * of the period can add to it again.
+     */
+    default boolean splitsBetweenRegions() {
+        return !capsInProgress();
+    }
+
     /** The {@code cases} method of this limit's algorithm, given this limit. */
     <R> R match(Cases<R> cases);
 

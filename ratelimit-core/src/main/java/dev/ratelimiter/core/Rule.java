@@ -100,6 +100,12 @@ public record Rule(String id, String group, Match match, List<Dimension> key, Li
         if (scope == null) {
             scope = Scope.REGIONAL;
         }
+        if (scope == Scope.GLOBAL && !limit.capsInProgress() && !limit.splitsBetweenRegions()) {
+            throw new InvalidLimitException("scope", source + " counts per calendar period, and a region keeps its "
+                    + "count until the period ends: shares moved between regions mid-period would let the regions "
+                    + "together admit more than the quota. Use scope regional (each region holds the whole quota), "
+                    + "or a token bucket for a limit split between regions.");
+        }
         if (scope == Scope.GLOBAL && limit.capsInProgress()) {
             throw new InvalidLimitException("scope", source + " caps requests in progress, which are held where they "
                     + "run; a global scope splits rates between regions. Use scope regional.");

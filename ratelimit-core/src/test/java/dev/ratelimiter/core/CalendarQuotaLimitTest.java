@@ -59,7 +59,7 @@ class CalendarQuotaLimitTest {
     }
 
     @Test
-    void storeModeLocalIsRefusedAndShardsAndGlobalScopeAreNot() {
+    void storeModeLocalAndGlobalScopeAreRefusedAndShardsAreNot() {
         CalendarQuotaLimit quota = CalendarQuotaLimit.of(SOURCE, 1000, "day", null, null, null);
         assertThatThrownBy(() -> new Rule("daily", "daily", Match.ANY, List.of(Dimension.API_KEY), quota, 0,
                 Mode.ENFORCE, FailureMode.LOCAL, StoreMode.LOCAL, 1, null, Scope.REGIONAL))
@@ -70,9 +70,16 @@ class CalendarQuotaLimitTest {
         Rule sharded = new Rule("daily", "daily", Match.ANY, List.of(Dimension.API_KEY), quota, 0, Mode.ENFORCE,
                 FailureMode.LOCAL, StoreMode.EXACT, 4, null, Scope.REGIONAL);
         assertThat(sharded.limit().scaled(1.0 / 4).quota()).isEqualTo(250);
-        Rule global = new Rule("daily", "daily", Match.ANY, List.of(Dimension.API_KEY), quota, 0, Mode.ENFORCE,
-                FailureMode.LOCAL, StoreMode.EXACT, 1, null, Scope.GLOBAL);
-        assertThat(global.limit().share(300)).isEqualTo(new CalendarQuotaLimit(300, CalendarPeriods.Unit.DAY,
+        // A global quota is refused: a region keeps its count until the boundary, so shares moved mid-period let the
+        // regions together admit more than the quota (CalendarQuotaAccuracyAttackTest: 180 of 100).
+        assertThatThrownBy(() -> new Rule("daily", "daily", Match.ANY, List.of(Dimension.API_KEY), quota, 0,
+                Mode.ENFORCE, FailureMode.LOCAL, StoreMode.EXACT, 1, null, Scope.GLOBAL))
+                .isInstanceOfSatisfying(InvalidLimitException.class, ex -> {
+                    assertThat(ex.setting()).isEqualTo("scope");
+                    assertThat(ex.getMessage()).contains("rule 'daily' counts per calendar period")
+                            .contains("Use scope regional");
+                });
+        assertThat(quota.share(300)).isEqualTo(new CalendarQuotaLimit(300, CalendarPeriods.Unit.DAY,
                 ZoneId.of("UTC"), 1, DayOfWeek.MONDAY));
     }
 
