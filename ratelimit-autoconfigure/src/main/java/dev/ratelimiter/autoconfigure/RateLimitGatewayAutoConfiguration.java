@@ -87,7 +87,7 @@ public final class RateLimitGatewayAutoConfiguration {
     static ResponseCharges responseCharges(ObjectProvider<StoreStack> stacks,
             ObjectProvider<ResponseCharges.Listener> listeners) {
         StoreStack stack = stacks.getIfAvailable();
-        return ResponseCharges.of(stack == null ? FallbackCharges.NONE : stack.charges(),
+        return ResponseCharges.of(stack == null ? FallbackCharges.NONE : stack.responseCharges(),
                 listeners.orderedStream().toList());
     }
 }

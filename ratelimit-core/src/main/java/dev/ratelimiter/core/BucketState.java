@@ -34,6 +34,23 @@ abstract sealed class BucketState {
         return owed;
     }
 
+    /**
+     * Spends {@code amount} whatever is left: a response's reported amount that the store could not take, held here
+     * instead so that this instance's fallback refuses the client until it refilled, and owed to the store with what
+     * the bucket spent on its own ({@link #settleOwed}). A token bucket goes down to one capacity of debt, a window or
+     * a quota counts at most one limit more: the bounds {@code charge.lua} keeps in the store.
+     */
+    void debit(Limit limit, double amount, long nowNanos) {
+        Preview now = preview(limit, 0, nowNanos);
+        commit(new Preview(now.allowed(), now.remaining(), now.retryAfter(), now.resetAfter(),
+                debited(limit, now.newValue(), amount), now.stamp(), now.previous()));
+    }
+
+    /** The state's value after {@link #debit}: a bucket's level less it, a window's or a quota's count plus it. */
+    double debited(Limit limit, double value, double amount) {
+        return value + Math.min(amount, limit.quota());
+    }
+
     /** The store acknowledged a charge of {@code tokens} (or may have applied it: it is not sent again). */
     final void charged(double tokens) {
         uncharged = Math.max(0, uncharged - tokens);
@@ -237,7 +254,13 @@ abstract sealed class BucketState {
             double after = allowed ? available - cost : available;
             Duration retry = allowed ? Duration.ZERO : Duration.ofNanos((long) Math.ceil((cost - available) / perNano));
             Duration reset = Duration.ofNanos((long) Math.ceil((bucket.capacity() - after) / perNano));
-            return new Preview(allowed, (long) Math.floor(after), retry, reset, after, nowNanos, 0);
+            return new Preview(allowed, (long) Math.max(0, Math.floor(after)), retry, reset, after, nowNanos, 0);
+        }
+
+        /** Down to one capacity of debt: refused until it refilled past it, never for more than twice its fill time. */
+        @Override
+        double debited(Limit limit, double value, double amount) {
+            return Math.max(-((TokenBucketLimit) limit).capacity(), value - amount);
         }
 
         @Override
@@ -419,6 +442,12 @@ abstract sealed class BucketState {
      * cannot happen within one process).
      */
     static final class Concurrency extends BucketState {
+
+        /** Permits are not spent by amounts: nothing to hold. */
+        @Override
+        void debit(Limit limit, double amount, long nowNanos) {
+        }
+
 
         /** What a store with no room for another permit bucket answers with: every request refused. */
         static final Concurrency NO_ROOM = new Concurrency(false);

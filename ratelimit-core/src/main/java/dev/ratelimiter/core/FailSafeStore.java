@@ -241,6 +241,19 @@ public final class FailSafeStore implements RateLimitStore {
                 .subscribe();
     }
 
+    /**
+     * {@code charges}, and what they could not take held by this instance instead: spent from its own buckets (down to
+     * one capacity of debt), which its fallback decides by, and owed to the store when it answers again. For amounts
+     * reported by responses: while the store is down the fallback would otherwise admit a client by the minimum alone.
+     * A charge that failed after it was sent may have been applied too: then it counts twice, never not at all.
+     */
+    public FallbackCharges orHeldHere(FallbackCharges charges) {
+        return list -> Mono.defer(() -> charges.charge(list)).doOnError(failure -> {
+            withoutStore.debit(list);
+            owing.set(true);
+        });
+    }
+
     @Override
     public <T> Optional<T> find(Class<T> type) {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : store.find(type);

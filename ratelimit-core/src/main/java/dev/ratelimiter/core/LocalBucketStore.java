@@ -135,6 +135,18 @@ public final class LocalBucketStore implements RateLimitStore, UsageReader {
         }
     }
 
+    /** {@link BucketState#debit}s the check's bucket by {@code amount}, made if this store does not hold it yet. */
+    void debit(Check check, double amount) {
+        if (check.concurrency()) {
+            return;
+        }
+        long now = nanoClock.getAsLong();
+        BucketState state = stateFor(check, now);
+        synchronized (state) {
+            state.debit(check.rule().limit(), amount, now);
+        }
+    }
+
     /** The store acknowledged a charge of {@code tokens} for this bucket (or may have applied it). */
     void charged(BucketKey bucket, double tokens) {
         BucketState state = buckets.getIfPresent(bucket);

@@ -94,6 +94,14 @@ public final class StoreStack {
         return charges;
     }
 
+    /**
+     * Charges for amounts responses report ({@link ResponseCharge}): {@link #charges()}, and what the store cannot
+     * take held by the fail-safe's own buckets and owed to the store ({@link FailSafeStore#orHeldHere}).
+     */
+    public FallbackCharges responseCharges() {
+        return failSafe.orHeldHere(charges);
+    }
+
     /** The assembled store: the one to decide with. */
     public RateLimitStore store() {
         return store;

@@ -185,6 +185,32 @@ public final class WithoutStore {
         return owes;
     }
 
+    /**
+     * Amounts the store could not be charged (a response's reported amount while it is down): spent from this
+     * instance's share of each {@link FailureMode#LOCAL} rule's bucket, which its fallback decides by, and owed to the
+     * store with what the bucket spent on its own. Other rules are not counted here when the store cannot answer.
+     */
+    public void debit(List<FallbackCharges.Charge> charges) {
+        for (FallbackCharges.Charge charge : charges) {
+            Check check = charge.check();
+            Rule rule = check.rule();
+            if (rule.failureMode() != FailureMode.LOCAL || check.concurrency()) {
+                continue;
+            }
+            Rule share = fairShare(rule, check.cost());
+            Check own = share == rule ? check : check.withRule(share);
+            StoreReports.Report last = chargedBack ? reports.get(check.bucket()) : null;
+            if (last != null) {
+                // a bucket not held yet starts where the store left it, as one the fallback decides by does
+                buckets.startFrom(own, last.remaining(), part(share, rule), last.atNanos());
+            }
+            buckets.debit(own, charge.total());
+            if (chargedBack && spentAlone.size() < MAX_OWING) {
+                spentAlone.putIfAbsent(check.bucket(), new Owing(check, own));
+            }
+        }
+    }
+
     /** The part of {@code rule}'s limit this instance's {@code share} holds. */
     private static double part(Rule share, Rule rule) {
         return share == rule ? 1.0 : (double) share.limit().quota() / rule.limit().quota();

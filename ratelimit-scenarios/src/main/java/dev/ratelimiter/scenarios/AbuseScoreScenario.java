@@ -4,18 +4,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.ratelimiter.scenarios.Report.Check;
 import dev.ratelimiter.scenarios.Report.Result;
@@ -33,6 +30,9 @@ import dev.ratelimiter.testsupport.RedisServer;
  * here it would add a broker and a minute of windowing for the same lowering.
  */
 final class AbuseScoreScenario {
+
+    /** The client id in a usage answer (the identity it read). */
+    private static final Pattern CLIENT = Pattern.compile("\"client\"\\s*:\\s*\"([A-Za-z0-9_-]+)\"");
 
     static final String NAME = "abuse-score";
     static final String ABUSIVE = "abuse-abusive-client";
@@ -66,7 +66,7 @@ final class AbuseScoreScenario {
             Thread abusiveSender = sender(gateway.ports().get(0), ABUSIVE, ABUSIVE_RATE, start, abusive);
             Thread normalSender = sender(gateway.ports().get(0), NORMAL, NORMAL_RATE, start, normal);
             Pause.millis(Math.max(0, SCORE_AT * 1000L - (System.nanoTime() - start) / 1_000_000));
-            int scored = putScore(gateway.managementPort(0), clientId(ABUSIVE));
+            int scored = putScore(gateway.managementPort(0), clientIdOf(gateway.managementPort(0), ABUSIVE));
             join(abusiveSender);
             join(normalSender);
             Path csv = writeCsv(out.resolve(NAME + ".csv"), abusive, normal);
@@ -160,14 +160,29 @@ final class AbuseScoreScenario {
         }
     }
 
-    /** The client id as the sample names it (no client-id secret): the first 128 bits of SHA-256, base64url. */
-    static String clientId(String apiKey) {
+    /**
+     * The client id the gateway names the key by, read from its usage API (a read that spends and makes nothing):
+     * scores name clients by the id, an HMAC under the gateway's client-id secret, which only the gateway knows.
+     * (Computed here as the unkeyed SHA-256 it was, the score named no client once the sample set a demo secret, and
+     * the abusive client's rate never fell.)
+     */
+    private String clientIdOf(int management, String apiKey) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(apiKey.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+            String usage = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
+                    + "/v1/usage?apiKey=" + apiKey)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher client = CLIENT.matcher(usage);
+            if (!client.find()) {
+                throw new IllegalStateException("the usage API named no client for the abusive key: " + usage);
+            }
+            return client.group(1);
         }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException(ex);
+        catch (java.io.IOException ex) {
+            throw new IllegalStateException("the usage API did not answer: " + ex, ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
         }
     }
 

@@ -84,7 +84,7 @@ public final class RateLimitMvcAutoConfiguration {
                 new RefusalRenderer(customizers.orderedStream().toList()),
                 // charged through our store stack's after-the-fact charge; an application's own store: the minimum
                 ResponseCharges.of(stacks.getIfAvailable() == null ? FallbackCharges.NONE
-                        : stacks.getIfAvailable().charges(), chargeListeners.orderedStream().toList()));
+                        : stacks.getIfAvailable().responseCharges(), chargeListeners.orderedStream().toList()));
     }
 
     /**
