@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
+import org.springframework.http.HttpHeaders;
+
 /**
  * What an identity expression sees of a request, and nothing more: {@code headers['X-Client']} and
  * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
@@ -57,13 +59,26 @@ final class IdentityExpressionRoot {
             case "route" -> request.routeId();
             case "principal" -> PrincipalSource.INSTANCE.read(request, principal);
             case "claims" -> claimsReadable && principal != null ? TokenClaims.of(principal) : Map.of();
+            // every copy of a header sent more than once: an upstream joining them gets all their characters
             case "headerLengths" -> lookup(header -> {
-                String value = request.headers().getFirst(header);
-                return value == null ? 0 : value.length();
+                List<String> values = request.headers().get(header);
+                return values == null ? 0 : values.stream().mapToInt(String::length).sum();
             });
-            case "contentLength" -> Math.max(0, request.headers().getContentLength());
+            case "contentLength" -> contentLength();
             default -> throw new IllegalArgumentException(name);
         };
+    }
+
+    /**
+     * The declared body size; a body whose size is not declared (HTTP/1.1 {@code Transfer-Encoding}, chunked) is of
+     * unknown size, read as infinite so that a price by size takes its most ({@code max-cost}), never as 0.
+     */
+    private Object contentLength() {
+        long declared = request.headers().getContentLength();
+        if (declared >= 0) {
+            return declared;
+        }
+        return request.headers().containsHeader(HttpHeaders.TRANSFER_ENCODING) ? Double.POSITIVE_INFINITY : 0L;
     }
 
     /** A map that answers {@code get} by asking the request: nothing is copied, and nothing else is offered. */
