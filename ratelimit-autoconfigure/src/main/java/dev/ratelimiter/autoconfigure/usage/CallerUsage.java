@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.autoconfigure.UsageApiProperties;
@@ -70,16 +71,22 @@ public final class CallerUsage {
     private final Admission admission;
     private final UsageOperations operations;
     private final ClientIds clientIds;
-    private final LocalBucketStore guard = new LocalBucketStore(10_000);
+    private final LocalBucketStore guard;
 
     /**
      * @param admission the request path's checks of an identity, with the same settings as the limiter's own
      * @param clientIds the hash the guard's buckets are named by
      */
     public CallerUsage(Admission admission, UsageOperations operations, ClientIds clientIds) {
+        this(admission, operations, clientIds, System::nanoTime);
+    }
+
+    /** As above, the guard's buckets refilled by {@code nanoClock} (tests hold it still). */
+    CallerUsage(Admission admission, UsageOperations operations, ClientIds clientIds, LongSupplier nanoClock) {
         this.admission = admission;
         this.operations = operations;
         this.clientIds = clientIds;
+        this.guard = new LocalBucketStore(10_000, nanoClock);
     }
 
     /** The caller's usage over the application's beans, as both flavours wire it. */
