@@ -132,7 +132,10 @@ public final class CallerUsage {
                     "Send the API key (or the credentials) your requests carry: the usage read is the caller's "
                             + "own."));
         }
-        String who = attributes.apiKey() != null ? attributes.apiKey()
+        // a key nobody listed (api-key.unknown.policy per-address) is counted by its address, as the routes count it:
+        // made-up keys rotated from one address share one guard, or each would buy another 5 store reads a second
+        String who = RuleSet.UNKNOWN_KEYS.equals(attributes.tier()) ? "unknown-key\0address=" + attributes.clientIp()
+                : attributes.apiKey() != null ? attributes.apiKey()
                 : "user=" + attributes.user() + "\0tenant=" + attributes.tenant();
         if (!guard.evaluateNow(List.of(new Check(GUARD, new BucketKey(clientIds.of(who), "me"), 1, false)))
                 .allowed()) {
