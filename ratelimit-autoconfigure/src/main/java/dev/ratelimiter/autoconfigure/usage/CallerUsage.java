@@ -24,6 +24,7 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.TokenBucketLimit;
@@ -145,10 +146,17 @@ public final class CallerUsage {
             tooMany.headers().set(HttpHeaders.RETRY_AFTER, "1");
             return answer(tooMany);
         }
+        String path = first(parameters, "path");
+        if (path != null && !path.startsWith("/")) {
+            return answer(RuleProblems.answer(instance, HttpStatus.BAD_REQUEST, "invalid_query", "path",
+                    "path must start with '/', as a request's does."));
+        }
         UsageQuery query;
         try {
+            // normalised as the request path matches rules, as /v1/usage reads it
             query = new UsageQuery(attributes.apiKey(), null, attributes.user(), attributes.tenant(),
-                    attributes.clientIp(), first(parameters, "route"), first(parameters, "path"),
+                    attributes.clientIp(), first(parameters, "route"), path == null ? null
+                            : RequestPaths.normalise(path),
                     first(parameters, "routeClass"), attributes.tier(), first(parameters, "rule"));
         }
         catch (RuntimeException ex) {
