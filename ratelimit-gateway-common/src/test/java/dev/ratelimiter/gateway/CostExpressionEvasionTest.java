@@ -54,6 +54,20 @@ class CostExpressionEvasionTest {
                 .isGreaterThanOrEqualTo(45);
     }
 
+    /**
+     * A header or query parameter the expression prices by, sent twice: read as absent, the request cost
+     * {@code fallback-cost} (2) while an upstream reading either copy did a batch of 1,000. Identity expressions refuse
+     * such a request as ambiguous; a cost takes the most it could be.
+     */
+    @Test
+    void aPriceSentTwiceIsNotTheFallback() {
+        HttpHeaders twice = headers("X-Batch-Size", "1000");
+        twice.add("X-Batch-Size", "1000");
+        assertThat(cost("headers['X-Batch-Size']", twice)).as("a header sent twice").isEqualTo(50);
+        assertThat(costs.of(request(new HttpHeaders(), "n")).costOf(rule("query['n']"), 1))
+                .as("a query parameter sent twice").isEqualTo(50);
+    }
+
     private static HttpHeaders headers(String name, String value) {
         HttpHeaders http = new HttpHeaders();
         http.add(name, value);
@@ -61,14 +75,22 @@ class CostExpressionEvasionTest {
     }
 
     private int cost(String expression, HttpHeaders headers) {
+        return costs.of(request(headers)).costOf(rule(expression), 1);
+    }
+
+    private static Rule rule(String expression) {
         CostExpressions.validate("test", expression);
-        Rule rule = new Rule("upload", "upload", Match.ANY, List.of(Dimension.API_KEY),
+        return new Rule("upload", "upload", Match.ANY, List.of(Dimension.API_KEY),
                 TokenBucketLimit.of("t", 100, 10, Duration.ofSeconds(1)), 0, Mode.ENFORCE, FailureMode.LOCAL,
                 StoreMode.EXACT, 1, null, Scope.REGIONAL, Metering.fromRequest(expression, 50, 2));
-        return costs.of(request(headers)).costOf(rule, 1);
     }
 
     private static IdentityRequest request(HttpHeaders http) {
+        return request(http, null);
+    }
+
+    /** {@code repeated}: a query parameter sent twice (each copy "1000"), or null. */
+    private static IdentityRequest request(HttpHeaders http, String repeated) {
         return new IdentityRequest() {
             @Override
             public HttpHeaders headers() {
@@ -82,12 +104,12 @@ class CostExpressionEvasionTest {
 
             @Override
             public String query(String name) {
-                return null;
+                return name.equals(repeated) ? "1000" : null;
             }
 
             @Override
             public boolean repeatedQuery(String name) {
-                return false;
+                return name.equals(repeated);
             }
 
             @Override
