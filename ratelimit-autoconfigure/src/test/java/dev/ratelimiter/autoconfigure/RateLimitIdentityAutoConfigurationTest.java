@@ -120,7 +120,8 @@ class RateLimitIdentityAutoConfigurationTest {
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("uses a method call (toUpperCase())")
                         .hasMessageContaining("they read headers, cookies, query, path, method, route, principal, "
-                                + "claims, headerLengths, contentLength and combine them with operators, nothing else."));
+                                + "claims, headerLengths, contentLength and combine them with operators, nothing "
+                                + "else."));
         runner.withPropertyValues("ratelimit.identity.tenant.source=expression",
                 "ratelimit.identity.tenant.expression=T(java.lang.Runtime)")
                 .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("uses a type"));

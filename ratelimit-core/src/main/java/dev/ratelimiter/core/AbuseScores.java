@@ -204,7 +204,9 @@ public final class AbuseScores {
         if (score.expires() != null && !now.isBefore(score.expires())) {
             return 1;
         }
-        double elapsed = Math.max(0, Duration.between(score.at(), now).toMillis());
+        // in double: toMillis() overflows for a record stamped ~292 million years away, which a topic may carry
+        Duration since = Duration.between(score.at(), now);
+        double elapsed = Math.max(0, since.getSeconds() * 1_000.0 + since.getNano() / 1_000_000.0);
         double lowering = (1 - entry.initialFactor()) * Math.pow(0.5, elapsed / settings.halfLife.toMillis());
         // Never below the floor: 1 - (1 - 0.1) is 0.09999999999999998 in doubles.
         return lowering < NEGLIGIBLE ? 1 : Math.max(settings.minFactor, 1 - lowering);

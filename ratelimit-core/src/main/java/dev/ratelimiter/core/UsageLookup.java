@@ -61,8 +61,7 @@ public final class UsageLookup {
     public Mono<Usage> read(UsageQuery query) {
         RuleSet ruleSet = rules.get();
         if (query.ruleId() != null && !ruleSet.rules().containsKey(query.ruleId())) {
-            return Mono.error(new UsageQueryException(UsageQueryException.Kind.UNKNOWN_RULE, "rule",
-                    "There is no rule '" + query.ruleId() + "'."));
+            return Mono.error(unknownRule(query.ruleId()));
         }
         String tier = tierOf(ruleSet, query);
         // "" rather than null: a rule matching route ids or route classes matches no request lacking them, and
@@ -75,6 +74,12 @@ public final class UsageLookup {
         List<Rule> applicable = query.clientId() != null
                 ? ruleSet.applicableToClient(request, clientIds, query.clientId())
                 : ruleSet.applicableTo(request);
+        if (query.ruleId() != null && !ruleSet.rules().get(query.ruleId()).match().apiKeys().isEmpty()
+                && applicable.stream().noneMatch(rule -> rule.id().equals(query.ruleId()))) {
+            // another customer's override: answered as a rule that does not exist, or asking for it by id would tell
+            // which customers have one
+            return Mono.error(unknownRule(query.ruleId()));
+        }
         // The client's abuse factor, as the evaluator finds it: by the client id of its API key.
         String client = query.clientId() != null ? query.clientId()
                 : query.apiKey() != null ? clientIds.of(query.apiKey()) : null;
@@ -131,6 +136,11 @@ public final class UsageLookup {
             }
             return new Usage(tier, ruleSet.killSwitch(), usages, skipped, abuseView);
         });
+    }
+
+    private static UsageQueryException unknownRule(String ruleId) {
+        return new UsageQueryException(UsageQueryException.Kind.UNKNOWN_RULE, "rule",
+                "There is no rule '" + ruleId + "'.");
     }
 
     private String tierOf(RuleSet ruleSet, UsageQuery query) {

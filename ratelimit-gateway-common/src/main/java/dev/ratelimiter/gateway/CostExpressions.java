@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * known up front from {@code Content-Length}. The principal is not offered: a cost is the request's, not the caller's.
  *
  * <p>A value that is no number (absent, a word, a map), negative, or an expression that throws gives the rule's
- * {@code fallback-cost}, a larger one {@code max-cost}: never a 5xx, never a free request. Said with a bounded WARN.
+ * {@code fallback-cost}, a larger one {@code max-cost}: never a 5xx, never a free request. A header or query parameter
+ * the expression names, sent twice, costs {@code max-cost} (an upstream reads one of the copies). Said with a bounded
+ * WARN.
  */
 public final class CostExpressions {
 
@@ -67,7 +69,14 @@ public final class CostExpressions {
     int cost(Rule rule, Metering metering, IdentityRequest request) {
         Object value;
         try {
-            value = expression(rule, metering.costExpression()).evaluate(request, null);
+            ExpressionSource source = expression(rule, metering.costExpression());
+            if (source.repeated(request) != null) {
+                // read as absent it would cost the fallback, while the upstream reads one of the copies: the most
+                unusable.warn("The cost-expression of rule '{}' reads {}, sent twice; the request costs max-cost {}",
+                        rule.id(), source.repeated(request), metering.maxCost());
+                return metering.maxCost();
+            }
+            value = source.evaluate(request, null);
         }
         catch (RuntimeException ex) {
             unusable.warn("The cost-expression of rule '{}' failed on a request ({}); it costs the fallback {}",

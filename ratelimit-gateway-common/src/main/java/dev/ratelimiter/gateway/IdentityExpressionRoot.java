@@ -14,8 +14,8 @@ import org.springframework.http.HttpHeaders;
  * {@code query['client']} (null when absent or sent twice), {@code cookies['session']} (the first, or null), {@code path}, {@code method},
  * {@code route} (the matched route's id), {@code principal} (the authenticated principal's name) and
  * {@code claims['tenant_id']} (its token's claims), {@code headerLengths['X-Query']} (a header's length in characters, 0
- * when absent) and {@code contentLength} (the {@code Content-Length} header as a number, 0 when absent, null for a chunked body: a body's size
- * known before the body is read, for costs), on either web stack. Strings and maps only, so an expression reaches no object whose
+ * when absent, every copy of a repeated header counted) and {@code contentLength} (the {@code Content-Length} header as a
+ * number, 0 when absent, infinite for a body sent chunked: a body's size known before the body is read, for costs), on either web stack. Strings and maps only, so an expression reaches no object whose
  * getters could do more than read.
  */
 final class IdentityExpressionRoot {
@@ -59,16 +59,26 @@ final class IdentityExpressionRoot {
             case "route" -> request.routeId();
             case "principal" -> PrincipalSource.INSTANCE.read(request, principal);
             case "claims" -> claimsReadable && principal != null ? TokenClaims.of(principal) : Map.of();
+            // every copy of a header sent more than once: an upstream joining them gets all their characters
             case "headerLengths" -> lookup(header -> {
-                String value = request.headers().getFirst(header);
-                return value == null ? 0 : value.length();
+                List<String> values = request.headers().get(header);
+                return values == null ? 0 : values.stream().mapToInt(String::length).sum();
             });
-            // a body sent chunked declares no size: unknown, so no number (the rule's fallback-cost), never 0
-            case "contentLength" -> request.headers().getContentLength() < 0
-                    && request.headers().containsHeader(HttpHeaders.TRANSFER_ENCODING) ? null
-                    : Math.max(0, request.headers().getContentLength());
+            case "contentLength" -> contentLength();
             default -> throw new IllegalArgumentException(name);
         };
+    }
+
+    /**
+     * The declared body size; a body whose size is not declared (HTTP/1.1 {@code Transfer-Encoding}, chunked) is of
+     * unknown size, read as infinite so that a price by size takes its most ({@code max-cost}), never as 0.
+     */
+    private Object contentLength() {
+        long declared = request.headers().getContentLength();
+        if (declared >= 0) {
+            return declared;
+        }
+        return request.headers().containsHeader(HttpHeaders.TRANSFER_ENCODING) ? Double.POSITIVE_INFINITY : 0L;
     }
 
     /** A map that answers {@code get} by asking the request: nothing is copied, and nothing else is offered. */

@@ -109,6 +109,15 @@ public final class ResponseCharges {
             this.outcomes = outcomes;
         }
 
+        /**
+         * Whether an amount is read from the body (a JSON field): the request must then ask the upstream for an
+         * unencoded answer ({@code Accept-Encoding: identity}), or a client sending {@code Accept-Encoding: gzip}
+         * would have the scanner read compressed bytes, find nothing, and pay the minimum.
+         */
+        public boolean readsBody() {
+            return outcomes.stream().anyMatch(outcome -> outcome.rule().responseCharge().jsonField() != null);
+        }
+
         /** Before the body: whether it is an event stream decides how the scanners read it. */
         public void headers(HttpHeaders headers) {
             if (scanners != null) {

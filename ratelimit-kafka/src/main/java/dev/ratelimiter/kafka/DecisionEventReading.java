@@ -67,8 +67,18 @@ final class DecisionEventReading {
         return value != null && value.isString() ? value.stringValue() : null;
     }
 
+    /**
+     * Longest text field an event may carry: a client id is 22 characters, rule and route ids and reasons a few dozen.
+     * A longer one is no event a gateway wrote (a forged record): malformed, so that {@code max-events} also bounds the
+     * memory a replay holds.
+     */
+    static final int LONGEST_FIELD = 1_024;
+
     private static String text(JsonNode node, String field, Map<String, String> shared) {
         String value = text(node, field);
+        if (value != null && value.length() > LONGEST_FIELD) {
+            throw new IllegalArgumentException(field + " is " + value.length() + " characters long");
+        }
         return value == null ? null : shared.computeIfAbsent(value, v -> v);
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 import dev.ratelimiter.autoconfigure.RateLimitProperties;
 import dev.ratelimiter.autoconfigure.UsageApiProperties;
@@ -23,6 +24,7 @@ import dev.ratelimiter.core.Match;
 import dev.ratelimiter.core.Mode;
 import dev.ratelimiter.core.RateLimitEvaluator;
 import dev.ratelimiter.core.RequestAttributes;
+import dev.ratelimiter.core.RequestPaths;
 import dev.ratelimiter.core.Rule;
 import dev.ratelimiter.core.RuleSet;
 import dev.ratelimiter.core.TokenBucketLimit;
@@ -70,16 +72,22 @@ public final class CallerUsage {
     private final Admission admission;
     private final UsageOperations operations;
     private final ClientIds clientIds;
-    private final LocalBucketStore guard = new LocalBucketStore(10_000);
+    private final LocalBucketStore guard;
 
     /**
      * @param admission the request path's checks of an identity, with the same settings as the limiter's own
      * @param clientIds the hash the guard's buckets are named by
      */
     public CallerUsage(Admission admission, UsageOperations operations, ClientIds clientIds) {
+        this(admission, operations, clientIds, System::nanoTime);
+    }
+
+    /** As above, the guard's buckets refilled by {@code nanoClock} (tests hold it still). */
+    CallerUsage(Admission admission, UsageOperations operations, ClientIds clientIds, LongSupplier nanoClock) {
         this.admission = admission;
         this.operations = operations;
         this.clientIds = clientIds;
+        this.guard = new LocalBucketStore(10_000, nanoClock);
     }
 
     /** The caller's usage over the application's beans, as both flavours wire it. */
@@ -125,7 +133,10 @@ public final class CallerUsage {
                     "Send the API key (or the credentials) your requests carry: the usage read is the caller's "
                             + "own."));
         }
-        String who = attributes.apiKey() != null ? attributes.apiKey()
+        // a key nobody listed (api-key.unknown.policy per-address) is counted by its address, as the routes count it:
+        // made-up keys rotated from one address share one guard, or each would buy another 5 store reads a second
+        String who = RuleSet.UNKNOWN_KEYS.equals(attributes.tier()) ? "unknown-key\0address=" + attributes.clientIp()
+                : attributes.apiKey() != null ? attributes.apiKey()
                 : "user=" + attributes.user() + "\0tenant=" + attributes.tenant();
         if (!guard.evaluateNow(List.of(new Check(GUARD, new BucketKey(clientIds.of(who), "me"), 1, false)))
                 .allowed()) {
@@ -135,10 +146,17 @@ public final class CallerUsage {
             tooMany.headers().set(HttpHeaders.RETRY_AFTER, "1");
             return answer(tooMany);
         }
+        String path = first(parameters, "path");
+        if (path != null && !path.startsWith("/")) {
+            return answer(RuleProblems.answer(instance, HttpStatus.BAD_REQUEST, "invalid_query", "path",
+                    "path must start with '/', as a request's does."));
+        }
         UsageQuery query;
         try {
+            // normalised as the request path matches rules, as /v1/usage reads it
             query = new UsageQuery(attributes.apiKey(), null, attributes.user(), attributes.tenant(),
-                    attributes.clientIp(), first(parameters, "route"), first(parameters, "path"),
+                    attributes.clientIp(), first(parameters, "route"), path == null ? null
+                            : RequestPaths.normalise(path),
                     first(parameters, "routeClass"), attributes.tier(), first(parameters, "rule"));
         }
         catch (RuntimeException ex) {

@@ -32,6 +32,7 @@ import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -203,7 +204,13 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         ServerHttpResponse response = exchange.getResponse();
         ChargedResponse charged = new ChargedResponse(response, pending);
-        return chain.filter(exchange.mutate().response(charged).build())
+        ServerWebExchange.Builder forwarded = exchange.mutate().response(charged);
+        if (pending.readsBody()) {
+            // the body is scanned as it passes: asked for unencoded, whatever encodings the client accepts
+            forwarded.request(request -> request.headers(
+                    headers -> headers.set(HttpHeaders.ACCEPT_ENCODING, "identity")));
+        }
+        return chain.filter(forwarded.build())
                 .doFinally(signal -> pending.complete(signal == SignalType.ON_COMPLETE && charged.bodyEnded(),
                         response.getStatusCode() == null ? 0 : response.getStatusCode().value(),
                         response.getHeaders()));
