@@ -173,6 +173,12 @@ public record CalendarQuotaLimit(long limit, CalendarPeriods.Unit unit, ZoneId z
         return false;
     }
 
+    /** A hard count per period: its shards hold whole parts that add up to it. */
+    @Override
+    public boolean shardsInWholeParts() {
+        return true;
+    }
+
     /**
      * A region's count for the period stays with the region until the boundary: with shares moved mid-period (the
      * rebalancer follows the traffic) the regions together admitted 180 of a monthly 100 in a test. Each region holds

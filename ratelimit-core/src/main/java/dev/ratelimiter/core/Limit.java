@@ -63,6 +63,16 @@ public sealed interface Limit permits TokenBucketLimit, SlidingWindowLimit, Conc
         return !capsInProgress();
     }
 
+    /**
+     * Whether the shards of a sharded rule of this limit hold whole parts that add up to it, rather than limit ÷ shards
+     * rounded up each: a hard count per period, where the rounding would let the shards together admit more than the
+     * limit for the whole period (16 shards of 7 for a quota of 100). A rate's rounding lets a little more through,
+     * within a window.
+     */
+    default boolean shardsInWholeParts() {
+        return false;
+    }
+
     /** The {@code cases} method of this limit's algorithm, given this limit. */
     <R> R match(Cases<R> cases);
 

@@ -211,7 +211,7 @@ public final class RateLimitEvaluator {
         BucketKey whole = bucketOf(clientIds, rule, request);
         int index = shardIndex(rule, request, whole);
         BucketKey bucket = shardKey(clientIds, whole, index);
-        boolean quota = rule.limit() instanceof CalendarQuotaLimit;
+        boolean quota = rule.limit().shardsInWholeParts();
         Rule[] cached = shardRules.get(rule.id());
         if (cached == null || cached[0] != rule) {
             // A calendar quota is a hard count per period: its shards hold whole parts that sum to the limit, one rule
@@ -263,9 +263,10 @@ public final class RateLimitEvaluator {
      * together; a rate's limit ÷ shards.
      */
     static Limit shardLimit(Rule rule, int index) {
-        if (rule.limit() instanceof CalendarQuotaLimit quota) {
-            long base = quota.limit() / rule.shards();
-            return quota.share(base + (index < quota.limit() % rule.shards() ? 1 : 0));
+        Limit limit = rule.limit();
+        if (limit.shardsInWholeParts()) {
+            long base = limit.quota() / rule.shards();
+            return limit.share(base + (index < limit.quota() % rule.shards() ? 1 : 0));
         }
         return rule.limit().scaled(1.0 / rule.shards());
     }
