@@ -71,7 +71,10 @@ final class ChargedServletResponse extends HttpServletResponseWrapper {
         @Override
         public void write(int b) throws IOException {
             out.write(b);
-            read(new byte[] { (byte) b }, 0, 1);
+            if (pending.get() != null) {
+                // a byte array only for a response being read: every limited response passes through here
+                read(new byte[] { (byte) b }, 0, 1);
+            }
         }
 
         @Override

@@ -311,19 +311,6 @@ public final class RegionShareListener implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        Consumer<String, String> made = consumer;
-        if (made != null) {
-            made.wakeup();
-        }
-        thread.interrupt();
-        try {
-            thread.join(5_000);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        if (consumer != null) {
-            consumer.close(Duration.ofSeconds(2));
-        }
+        ListenerThreads.stop(thread, consumer);
     }
 }
